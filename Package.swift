@@ -1,0 +1,63 @@
+// swift-tools-version:6.2
+// ipawrap: wrap and inspect iOS app archives on Linux.
+//
+// Dependencies point one way:
+//   formats (FormatSupport, IPAArchive, PropertyList, PNG, LZFSE, AssetCatalog, MachO, Policy)
+//     ← bundle model ← checks / wrapping ← the `ipawrap` command line.
+import PackageDescription
+
+/// Every target is Swift 6 with warnings treated as errors, locally and in CI.
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+let package = Package(
+    name: "ipawrap",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "ipawrap", targets: ["ipawrap"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // System libraries, found with pkg-config; the providers tell SwiftPM which package to suggest.
+        .systemLibrary(name: "CLibzip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
+        .systemLibrary(name: "CLibxml2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+
+        // Formats: each target owns one Apple or container format and knows nothing of bundles.
+        .target(name: "FormatSupport", swiftSettings: strict),
+        .target(name: "IPAArchive", dependencies: ["CLibzip", "CZlib", "FormatSupport"], swiftSettings: strict),
+        .target(name: "PropertyList", dependencies: ["CLibxml2", "FormatSupport"], swiftSettings: strict),
+        .target(name: "PNG", dependencies: ["CZlib", "FormatSupport"], swiftSettings: strict),
+        .target(name: "LZFSE", dependencies: ["FormatSupport"], swiftSettings: strict),
+        .target(name: "AssetCatalog", dependencies: ["LZFSE", "PNG", "CZlib", "FormatSupport"], swiftSettings: strict),
+        .target(name: "MachO", dependencies: ["FormatSupport"], swiftSettings: strict),
+        .target(name: "Policy", dependencies: ["CLibxml2", "FormatSupport"], swiftSettings: strict),
+
+        // The command line: parses arguments and renders reports, nothing else.
+        .executableTarget(
+            name: "ipawrap",
+            dependencies: [
+                "IPAArchive",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // Tests mirror the source layout; fixtures live in Tests/Fixtures with their licenses.
+        .target(name: "TestSupport", dependencies: ["FormatSupport"], path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "FormatSupportTests", dependencies: ["FormatSupport", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "IPAArchiveTests", dependencies: ["IPAArchive", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "PNGTests", dependencies: ["PNG", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "LZFSETests", dependencies: ["LZFSE", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "AssetCatalogTests", dependencies: ["AssetCatalog", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MachOTests", dependencies: ["MachO", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "PolicyTests", dependencies: ["Policy", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "CLITests",
+            dependencies: ["IPAArchive", "TestSupport"],
+            swiftSettings: strict
+        ),
+    ]
+)

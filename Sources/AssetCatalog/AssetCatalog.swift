@@ -1,0 +1,1 @@
+// AssetCatalog: see the issue that builds this target.

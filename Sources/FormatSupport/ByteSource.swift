@@ -1,0 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Random access to a sized run of bytes that may not be in memory: a file on disk, an entry
+/// inside a zip archive, or an array. Parsers that only need a few ranges of a large input
+/// (Mach-O headers and signature, BOM blocks) read through this instead of loading everything.
+public protocol ByteSource {
+    /// Total size in bytes.
+    var size: UInt64 { get }
+    /// Exactly `count` bytes starting at `offset`; throws if the range is not inside `size`.
+    mutating func read(offset: UInt64, count: Int) throws -> [UInt8]
+}
+
+extension ByteSource {
+    /// Throws `OutOfBoundsError` unless `[offset, offset + count)` lies inside the source.
+    public func checkRange(offset: UInt64, count: Int) throws(OutOfBoundsError) {
+        guard count >= 0, offset <= size, UInt64(count) <= size - offset else {
+            throw OutOfBoundsError(
+                offset: Int(clamping: offset), length: count, size: Int(clamping: size))
+        }
+    }
+}
+
+/// A `ByteSource` over bytes already in memory.
+public struct InMemoryByteSource: ByteSource, Sendable {
+    public let bytes: [UInt8]
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    public var size: UInt64 { UInt64(bytes.count) }
+
+    public func read(offset: UInt64, count: Int) throws -> [UInt8] {
+        try checkRange(offset: offset, count: count)
+        let start = Int(offset)
+        return Array(bytes[start..<(start + count)])
+    }
+}
+
+/// Failure to open or read a file from disk (exit 74 at the command line).
+public struct FileReadError: CodedError {
+    public let path: String
+    public let reason: String
+
+    public init(path: String, errno code: Int32) {
+        self.path = path
+        self.reason = String(cString: strerror(code))
+    }
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var code: String { "FILE_READ_FAILED" }
+    public var category: ErrorCategory { .io }
+    public var description: String { "cannot read \(path): \(reason)" }
+}
+
+/// A read-only `ByteSource` over a file, using `pread` so no state is shared between reads.
+public final class FileByteSource: ByteSource {
+    public let path: String
+    public let size: UInt64
+    private let descriptor: Int32
+
+    public init(path: String) throws(FileReadError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileReadError(path: path, errno: errno) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            close(fd)
+            throw FileReadError(path: path, errno: code)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw FileReadError(path: path, reason: "not a regular file")
+        }
+        self.path = path
+        self.descriptor = fd
+        self.size = UInt64(info.st_size)
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    public func read(offset: UInt64, count: Int) throws -> [UInt8] {
+        try checkRange(offset: offset, count: count)
+        var result = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let got = result.withUnsafeMutableBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return pread(descriptor, base + done, count - done, off_t(offset) + off_t(done))
+            }
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw FileReadError(path: path, errno: errno)
+            }
+            if got == 0 {
+                throw FileReadError(path: path, reason: "file shrank while being read")
+            }
+            done += got
+        }
+        return result
+    }
+}

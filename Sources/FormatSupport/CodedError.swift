@@ -1,0 +1,19 @@
+/// What kind of failure an error is, which decides the command line's exit status.
+public enum ErrorCategory: Sendable, Equatable {
+    /// The input is not a readable, safe iOS app archive, profile or policy file (exit 65).
+    case invalidInput
+    /// The output could not be written, or an input could not be read from disk (exit 74).
+    case io
+    /// The request itself is wrong, e.g. an option naming an entry that does not exist (exit 64).
+    case usage
+}
+
+/// An error a user can search for: a stable code, a category and one clear sentence.
+///
+/// Every format parser throws errors conforming to this protocol, so the command line can print
+/// `error[CODE]: message` and choose the exit status without knowing each format.
+public protocol CodedError: Error, CustomStringConvertible, Sendable {
+    /// A stable, upper-case code such as `ARCHIVE_SYMLINK_ESCAPE` or `PLIST_CYCLE`.
+    var code: String { get }
+    var category: ErrorCategory { get }
+}

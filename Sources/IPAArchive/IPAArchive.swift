@@ -1,0 +1,1 @@
+// IPAArchive: see the issue that builds this target.

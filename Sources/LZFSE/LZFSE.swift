@@ -1,0 +1,1 @@
+// LZFSE: see the issue that builds this target.

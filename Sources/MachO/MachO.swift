@@ -1,0 +1,1 @@
+// MachO: see the issue that builds this target.

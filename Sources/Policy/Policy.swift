@@ -1,0 +1,1 @@
+// Policy: see the issue that builds this target.

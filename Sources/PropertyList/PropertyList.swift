@@ -1,0 +1,1 @@
+// PropertyList: see the issue that builds this target.
