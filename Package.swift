@@ -14,6 +14,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "ipawrap", targets: ["ipawrap"]),
+        .executable(name: "ipawrap-bench", targets: ["ipawrap-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -27,12 +28,13 @@ let package = Package(
         // Formats: each target owns one Apple or container format and knows nothing of bundles.
         .target(name: "FormatSupport", swiftSettings: strict),
         .target(name: "IPAArchive", dependencies: ["CLibzip", "CZlib", "FormatSupport"], swiftSettings: strict),
-        .target(name: "PropertyList", dependencies: ["CLibxml2", "FormatSupport"], swiftSettings: strict),
+        .target(name: "XMLSupport", dependencies: ["CLibxml2", "FormatSupport"], swiftSettings: strict),
+        .target(name: "PropertyList", dependencies: ["XMLSupport", "FormatSupport"], swiftSettings: strict),
         .target(name: "PNG", dependencies: ["CZlib", "FormatSupport"], swiftSettings: strict),
         .target(name: "LZFSE", dependencies: ["FormatSupport"], swiftSettings: strict),
         .target(name: "AssetCatalog", dependencies: ["LZFSE", "PNG", "CZlib", "FormatSupport"], swiftSettings: strict),
         .target(name: "MachO", dependencies: ["FormatSupport"], swiftSettings: strict),
-        .target(name: "Policy", dependencies: ["CLibxml2", "FormatSupport"], swiftSettings: strict),
+        .target(name: "Policy", dependencies: ["XMLSupport", "FormatSupport"], swiftSettings: strict),
 
         // The command line: parses arguments and renders reports, nothing else.
         .executableTarget(
@@ -44,9 +46,18 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // Micro-benchmarks of the format libraries (release builds only; see Scripts/bench).
+        .executableTarget(
+            name: "ipawrap-bench",
+            dependencies: ["PropertyList", "PNG", "LZFSE", "AssetCatalog", "MachO"],
+            path: "Benchmarks/ipawrap-bench",
+            swiftSettings: strict
+        ),
+
         // Tests mirror the source layout; fixtures live in Tests/Fixtures with their licenses.
-        .target(name: "TestSupport", dependencies: ["FormatSupport"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["FormatSupport", "CZlib"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "FormatSupportTests", dependencies: ["FormatSupport", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "XMLSupportTests", dependencies: ["XMLSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "IPAArchiveTests", dependencies: ["IPAArchive", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PNGTests", dependencies: ["PNG", "TestSupport"], swiftSettings: strict),
