@@ -65,7 +65,8 @@ public struct FileReadError: CodedError {
 public final class FileByteSource: ByteSource {
     public let path: String
     public let size: UInt64
-    private let descriptor: Int32
+    /// The open, read-only descriptor, for in-kernel copies (`copy_file_range`) by writers.
+    public let descriptor: Int32
 
     public init(path: String) throws(FileReadError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -1,0 +1,101 @@
+import FormatSupport
+
+/// Why an archive was refused. Every case names the archive and, where there is one, the entry,
+/// so the message alone tells a user what to fix. All are exit 65 at the command line except
+/// `unreadable` (74).
+public enum ArchiveError: CodedError, Equatable {
+    case notAZipArchive(archive: String, reason: String)
+    case corrupt(archive: String, reason: String)
+    case unsafeName(archive: String, entry: String, reason: String)
+    case duplicateName(archive: String, entry: String)
+    case symlinkEscape(archive: String, entry: String, target: String)
+    case symlinkInvalid(archive: String, entry: String, reason: String)
+    case encryptedEntry(archive: String, entry: String)
+    case lzfseEntry(archive: String, entry: String)
+    case unsupportedCompression(archive: String, entry: String, method: UInt16)
+    case sizeMismatch(archive: String, entry: String, reason: String)
+    case overlappingEntries(archive: String, entry: String, other: String)
+    case expansionRatio(archive: String, entry: String, ratio: UInt64, limit: UInt64)
+    case totalSizeLimit(archive: String, total: UInt64, limit: UInt64)
+    case tooManyEntries(archive: String, count: UInt64, limit: Int)
+    case entryTooLarge(archive: String, entry: String, size: UInt64, limit: UInt64)
+    case dataError(archive: String, entry: String, reason: String)
+    case noApp(archive: String)
+    case multipleApps(archive: String, apps: [String])
+    case unreadable(archive: String, reason: String)
+
+    public var code: String {
+        switch self {
+        case .notAZipArchive: "ARCHIVE_NOT_ZIP"
+        case .corrupt: "ARCHIVE_CORRUPT"
+        case .unsafeName: "ARCHIVE_UNSAFE_NAME"
+        case .duplicateName: "ARCHIVE_DUPLICATE_NAME"
+        case .symlinkEscape: "ARCHIVE_SYMLINK_ESCAPE"
+        case .symlinkInvalid: "ARCHIVE_SYMLINK_INVALID"
+        case .encryptedEntry: "ARCHIVE_ENCRYPTED_ENTRY"
+        case .lzfseEntry: "ARCHIVE_LZFSE_ENTRY"
+        case .unsupportedCompression: "ARCHIVE_UNSUPPORTED_METHOD"
+        case .sizeMismatch: "ARCHIVE_SIZE_MISMATCH"
+        case .overlappingEntries: "ARCHIVE_OVERLAPPING_ENTRIES"
+        case .expansionRatio: "ARCHIVE_EXPANSION_RATIO"
+        case .totalSizeLimit: "ARCHIVE_TOTAL_SIZE_LIMIT"
+        case .tooManyEntries: "ARCHIVE_TOO_MANY_ENTRIES"
+        case .entryTooLarge: "ARCHIVE_ENTRY_TOO_LARGE"
+        case .dataError: "ARCHIVE_DATA_ERROR"
+        case .noApp: "ARCHIVE_NO_APP"
+        case .multipleApps: "ARCHIVE_MULTIPLE_APPS"
+        case .unreadable: "FILE_READ_FAILED"
+        }
+    }
+
+    public var category: ErrorCategory {
+        if case .unreadable = self { return .io }
+        return .invalidInput
+    }
+
+    public var description: String {
+        switch self {
+        case .notAZipArchive(let archive, let reason):
+            "\(archive) is not a zip archive: \(reason)"
+        case .corrupt(let archive, let reason):
+            "\(archive) is a damaged zip archive: \(reason)"
+        case .unsafeName(let archive, let entry, let reason):
+            "\(archive): entry '\(entry)' has an unsafe name (\(reason)); refusing the archive"
+        case .duplicateName(let archive, let entry):
+            "\(archive): the name '\(entry)' appears more than once; refusing an ambiguous archive"
+        case .symlinkEscape(let archive, let entry, let target):
+            "\(archive): symlink '\(entry)' points to '\(target)', which leaves its bundle"
+        case .symlinkInvalid(let archive, let entry, let reason):
+            "\(archive): symlink '\(entry)' is invalid: \(reason)"
+        case .encryptedEntry(let archive, let entry):
+            "\(archive): entry '\(entry)' is encrypted with a zip password; decrypt the archive first"
+        case .lzfseEntry(let archive, let entry):
+            "\(archive): entry '\(entry)' is compressed with Apple's LZFSE zip method (99), used by "
+                + "App Store-delivered IPAs; export the app from Xcode or re-zip it with deflate first"
+        case .unsupportedCompression(let archive, let entry, let method):
+            "\(archive): entry '\(entry)' uses compression method \(method), which cannot be read; "
+                + "re-zip the archive with deflate"
+        case .sizeMismatch(let archive, let entry, let reason):
+            "\(archive): entry '\(entry)' declares sizes that do not match its data (\(reason))"
+        case .overlappingEntries(let archive, let entry, let other):
+            "\(archive): entries '\(entry)' and '\(other)' share the same bytes (an overlapping-entry zip bomb)"
+        case .expansionRatio(let archive, let entry, let ratio, let limit):
+            "\(archive): entry '\(entry)' expands \(ratio)× (limit \(limit)×), the signature of a zip bomb; "
+                + "raise --max-ratio if the file is genuine"
+        case .totalSizeLimit(let archive, let total, let limit):
+            "\(archive) expands to \(total) bytes, above the limit of \(limit); raise --max-total-size if it is genuine"
+        case .tooManyEntries(let archive, let count, let limit):
+            "\(archive) has \(count) entries, above the limit of \(limit)"
+        case .entryTooLarge(let archive, let entry, let size, let limit):
+            "\(archive): entry '\(entry)' is \(size) bytes, above the \(limit)-byte limit for this kind of file"
+        case .dataError(let archive, let entry, let reason):
+            "\(archive): entry '\(entry)' cannot be read: \(reason)"
+        case .noApp(let archive):
+            "\(archive) holds no app: an IPA must contain exactly one Payload/<Name>.app/ folder"
+        case .multipleApps(let archive, let apps):
+            "\(archive) holds \(apps.count) apps (\(apps.joined(separator: ", "))); an IPA must contain exactly one"
+        case .unreadable(let archive, let reason):
+            "cannot read \(archive): \(reason)"
+        }
+    }
+}

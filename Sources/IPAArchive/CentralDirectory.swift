@@ -1,0 +1,271 @@
+import FormatSupport
+
+/// Record signatures and fixed sizes from PKWARE's APPNOTE.TXT (all fields little-endian).
+enum ZipSignature {
+    static let localHeader: UInt32 = 0x0403_4B50
+    static let centralHeader: UInt32 = 0x0201_4B50
+    static let endOfCentralDirectory: UInt32 = 0x0605_4B50
+    static let zip64EndOfCentralDirectory: UInt32 = 0x0606_4B50
+    static let zip64Locator: UInt32 = 0x0706_4B50
+    static let dataDescriptor: UInt32 = 0x0807_4B50
+
+    static let localHeaderSize = 30
+    static let centralHeaderSize = 46
+    static let endOfCentralDirectorySize = 22
+    static let zip64LocatorSize = 20
+    static let zip64EndOfCentralDirectorySize = 56
+    static let zip64ExtraID: UInt16 = 0x0001
+    static let aesExtraID: UInt16 = 0x9901
+}
+
+/// The end-of-central-directory information, from the classic record or its Zip64 version.
+struct EndOfCentralDirectory {
+    /// File offset of the classic record (or of the Zip64 record when present): the central
+    /// directory must end exactly here.
+    var recordOffset: UInt64
+    var entryCount: UInt64
+    var centralDirectoryOffset: UInt64
+    var centralDirectorySize: UInt64
+    /// The archive comment, copied raw by the writer.
+    var comment: [UInt8]
+
+    /// Largest central directory read into memory (about two million entries' worth).
+    static let maximumCentralDirectorySize: UInt64 = 256 << 20
+
+    /// Finds and validates the end records at the tail of the file.
+    static func read(from file: FileByteSource, archive: String) throws(ArchiveError) -> EndOfCentralDirectory {
+        let size = file.size
+        guard size >= UInt64(ZipSignature.endOfCentralDirectorySize) else {
+            throw .notAZipArchive(archive: archive, reason: "the file is only \(size) bytes long")
+        }
+        // The record is 22 bytes plus a comment of up to 65,535 bytes; a Zip64 locator precedes it.
+        let tailLength = Int(min(size, UInt64(ZipSignature.endOfCentralDirectorySize + 0xFFFF + ZipSignature.zip64LocatorSize)))
+        let tailStart = size - UInt64(tailLength)
+        let tail: ByteReader
+        do {
+            tail = ByteReader(try file.read(offset: tailStart, count: tailLength))
+        } catch {
+            throw .unreadable(archive: archive, reason: "\(error)")
+        }
+        // Search backwards for a record whose comment ends exactly at the end of the file;
+        // trailing garbage is refused rather than guessed around.
+        var candidate = tailLength - ZipSignature.endOfCentralDirectorySize
+        var found: Int?
+        var misplaced: Int?
+        while candidate >= 0 {
+            if (try? tail.uint32(at: candidate, .little)) == ZipSignature.endOfCentralDirectory,
+               let commentLength = try? tail.uint16(at: candidate + 20, .little) {
+                if candidate + ZipSignature.endOfCentralDirectorySize + Int(commentLength) == tailLength {
+                    found = candidate
+                    break
+                }
+                misplaced = misplaced ?? candidate
+            }
+            candidate -= 1
+        }
+        guard let eocd = found else {
+            if let misplaced {
+                let extra = tailLength - misplaced - ZipSignature.endOfCentralDirectorySize
+                throw .corrupt(archive: archive, reason: "unexpected data follows the end record (\(extra) bytes including its comment)")
+            }
+            throw .notAZipArchive(archive: archive, reason: "no end-of-central-directory record was found")
+        }
+        do {
+            let diskNumber = try tail.uint16(at: eocd + 4, .little)
+            let directoryDisk = try tail.uint16(at: eocd + 6, .little)
+            let entriesOnDisk = try tail.uint16(at: eocd + 8, .little)
+            let totalEntries = try tail.uint16(at: eocd + 10, .little)
+            let directorySize = try tail.uint32(at: eocd + 12, .little)
+            let directoryOffset = try tail.uint32(at: eocd + 16, .little)
+            let commentLength = Int(try tail.uint16(at: eocd + 20, .little))
+            let comment = Array(try tail.bytes(at: eocd + 22, count: commentLength))
+            var result = EndOfCentralDirectory(
+                recordOffset: tailStart + UInt64(eocd), entryCount: UInt64(totalEntries),
+                centralDirectoryOffset: UInt64(directoryOffset), centralDirectorySize: UInt64(directorySize),
+                comment: comment)
+
+            let locator = eocd - ZipSignature.zip64LocatorSize
+            if locator >= 0, try tail.uint32(at: locator, .little) == ZipSignature.zip64Locator {
+                let zip64Offset = try tail.uint64(at: locator + 8, .little)
+                let totalDisks = try tail.uint32(at: locator + 16, .little)
+                guard totalDisks <= 1 else {
+                    throw ArchiveError.notAZipArchive(archive: archive, reason: "multi-disk archives are not supported")
+                }
+                try result.applyZip64(from: file, offset: zip64Offset, locatorOffset: tailStart + UInt64(locator), archive: archive)
+            } else {
+                guard diskNumber == 0, directoryDisk == 0, entriesOnDisk == totalEntries else {
+                    throw ArchiveError.notAZipArchive(archive: archive, reason: "multi-disk archives are not supported")
+                }
+            }
+            try result.validatePlacement(archive: archive)
+            return result
+        } catch let error as ArchiveError {
+            throw error
+        } catch {
+            throw .corrupt(archive: archive, reason: "the end-of-central-directory record is truncated")
+        }
+    }
+
+    private mutating func applyZip64(
+        from file: FileByteSource, offset: UInt64, locatorOffset: UInt64, archive: String
+    ) throws {
+        guard offset <= locatorOffset, locatorOffset - offset >= UInt64(ZipSignature.zip64EndOfCentralDirectorySize) else {
+            throw ArchiveError.corrupt(archive: archive, reason: "the Zip64 end record is out of place")
+        }
+        let record = ByteReader(try file.read(offset: offset, count: ZipSignature.zip64EndOfCentralDirectorySize))
+        guard try record.uint32(at: 0, .little) == ZipSignature.zip64EndOfCentralDirectory else {
+            throw ArchiveError.corrupt(archive: archive, reason: "the Zip64 end record has a bad signature")
+        }
+        let diskNumber = try record.uint32(at: 16, .little)
+        let directoryDisk = try record.uint32(at: 20, .little)
+        let entriesOnDisk = try record.uint64(at: 24, .little)
+        let totalEntries = try record.uint64(at: 32, .little)
+        guard diskNumber == 0, directoryDisk == 0, entriesOnDisk == totalEntries else {
+            throw ArchiveError.notAZipArchive(archive: archive, reason: "multi-disk archives are not supported")
+        }
+        entryCount = totalEntries
+        centralDirectorySize = try record.uint64(at: 40, .little)
+        centralDirectoryOffset = try record.uint64(at: 48, .little)
+        recordOffset = offset
+    }
+
+    /// The central directory must end exactly where the end records begin: a gap or an overlap
+    /// means prepended data or a crafted archive, which different readers would see differently.
+    private func validatePlacement(archive: String) throws(ArchiveError) {
+        let (end, overflow) = centralDirectoryOffset.addingReportingOverflow(centralDirectorySize)
+        guard !overflow, end == recordOffset else {
+            throw .corrupt(
+                archive: archive,
+                reason: "the central directory (offset \(centralDirectoryOffset), \(centralDirectorySize) bytes) "
+                    + "does not end where the end record begins (offset \(recordOffset))")
+        }
+        guard centralDirectorySize <= Self.maximumCentralDirectorySize else {
+            throw .corrupt(archive: archive, reason: "the central directory is \(centralDirectorySize) bytes long")
+        }
+        // Each record is at least 46 bytes, so the count is bounded by the directory's size.
+        guard entryCount <= centralDirectorySize / UInt64(ZipSignature.centralHeaderSize) else {
+            throw .corrupt(
+                archive: archive,
+                reason: "the end record claims \(entryCount) entries, more than \(centralDirectorySize) bytes can hold")
+        }
+    }
+}
+
+/// One central-directory record, parsed, with its raw bytes kept for the raw-copy writer.
+struct CentralDirectoryRecord {
+    /// The record exactly as stored (header, name, extra field, comment).
+    var raw: ArraySlice<UInt8>
+    var versionMadeBy: UInt16
+    var versionNeeded: UInt16
+    var flags: UInt16
+    var method: UInt16
+    var dosTime: UInt16
+    var dosDate: UInt16
+    var crc32: UInt32
+    var compressedSize: UInt64
+    var uncompressedSize: UInt64
+    var name: [UInt8]
+    var extra: ArraySlice<UInt8>
+    var externalAttributes: UInt32
+    var localHeaderOffset: UInt64
+    /// Whether the offset came from the Zip64 extra field (0xFFFFFFFF in the header).
+    var offsetInZip64Extra: Bool
+    var sizesInZip64Extra: (uncompressed: Bool, compressed: Bool)
+
+    static func readAll(
+        _ directory: [UInt8], count: UInt64, archive: String
+    ) throws(ArchiveError) -> [CentralDirectoryRecord] {
+        var reader = ByteReader(directory)
+        var records: [CentralDirectoryRecord] = []
+        records.reserveCapacity(Int(count))
+        do {
+            for index in 0..<count {
+                let start = reader.position
+                guard try reader.readUInt32(.little) == ZipSignature.centralHeader else {
+                    throw ArchiveError.corrupt(
+                        archive: archive, reason: "central-directory record \(index) has a bad signature")
+                }
+                let versionMadeBy = try reader.readUInt16(.little)
+                let versionNeeded = try reader.readUInt16(.little)
+                let flags = try reader.readUInt16(.little)
+                let method = try reader.readUInt16(.little)
+                let dosTime = try reader.readUInt16(.little)
+                let dosDate = try reader.readUInt16(.little)
+                let crc = try reader.readUInt32(.little)
+                let compressed32 = try reader.readUInt32(.little)
+                let uncompressed32 = try reader.readUInt32(.little)
+                let nameLength = Int(try reader.readUInt16(.little))
+                let extraLength = Int(try reader.readUInt16(.little))
+                let commentLength = Int(try reader.readUInt16(.little))
+                let diskStart = try reader.readUInt16(.little)
+                _ = try reader.readUInt16(.little)  // internal attributes
+                let external = try reader.readUInt32(.little)
+                let offset32 = try reader.readUInt32(.little)
+                let name = Array(try reader.readBytes(nameLength))
+                let extra = try reader.readBytes(extraLength)
+                try reader.skip(commentLength)
+
+                var record = CentralDirectoryRecord(
+                    raw: directory[start..<reader.position], versionMadeBy: versionMadeBy,
+                    versionNeeded: versionNeeded, flags: flags, method: method, dosTime: dosTime,
+                    dosDate: dosDate, crc32: crc, compressedSize: UInt64(compressed32),
+                    uncompressedSize: UInt64(uncompressed32), name: name, extra: extra,
+                    externalAttributes: external, localHeaderOffset: UInt64(offset32),
+                    offsetInZip64Extra: false, sizesInZip64Extra: (false, false))
+                try record.applyZip64Extra(
+                    uncompressed: uncompressed32 == 0xFFFF_FFFF, compressed: compressed32 == 0xFFFF_FFFF,
+                    offset: offset32 == 0xFFFF_FFFF, disk: diskStart == 0xFFFF, archive: archive)
+                if diskStart != 0 && diskStart != 0xFFFF {
+                    throw ArchiveError.notAZipArchive(archive: archive, reason: "multi-disk archives are not supported")
+                }
+                records.append(record)
+            }
+        } catch let error as ArchiveError {
+            throw error
+        } catch {
+            throw .corrupt(archive: archive, reason: "the central directory is truncated")
+        }
+        guard reader.isAtEnd else {
+            throw .corrupt(
+                archive: archive,
+                reason: "the central directory holds more than the \(count) records its end record declares")
+        }
+        return records
+    }
+
+    /// Reads the Zip64 extended-information field: its values appear only for header fields
+    /// set to all ones, in the order uncompressed size, compressed size, offset, disk.
+    private mutating func applyZip64Extra(
+        uncompressed: Bool, compressed: Bool, offset: Bool, disk: Bool, archive: String
+    ) throws {
+        guard uncompressed || compressed || offset || disk else { return }
+        guard let field = ExtraField.find(ZipSignature.zip64ExtraID, in: extra) else {
+            throw ArchiveError.corrupt(
+                archive: archive,
+                reason: "entry '\(EntryName(bytes: name))' needs a Zip64 extra field but has none")
+        }
+        var reader = ByteReader(Array(field))
+        if uncompressed { uncompressedSize = try reader.readUInt64(.little) }
+        if compressed { compressedSize = try reader.readUInt64(.little) }
+        if offset { localHeaderOffset = try reader.readUInt64(.little) }
+        offsetInZip64Extra = offset
+        sizesInZip64Extra = (uncompressed, compressed)
+    }
+}
+
+/// Extra fields: a run of `{u16 id, u16 size, data}`.
+enum ExtraField {
+    /// The data of the first field with this id, or nil. A malformed run ends the search.
+    static func find(_ id: UInt16, in extra: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        var index = extra.startIndex
+        while extra.endIndex - index >= 4 {
+            let fieldID = UInt16(extra[index]) | UInt16(extra[index + 1]) << 8
+            let size = Int(UInt16(extra[index + 2]) | UInt16(extra[index + 3]) << 8)
+            let dataStart = index + 4
+            guard extra.endIndex - dataStart >= size else { return nil }
+            if fieldID == id { return extra[dataStart..<(dataStart + size)] }
+            index = dataStart + size
+        }
+        return nil
+    }
+}

@@ -1,0 +1,104 @@
+import CLibzip
+import FormatSupport
+
+/// Sequential reading of one entry's uncompressed bytes through libzip, holding the reader to
+/// the size the central directory declares: more data is a lie (`ARCHIVE_SIZE_MISMATCH`), and a
+/// wrong CRC or a broken deflate stream is `ARCHIVE_DATA_ERROR`.
+final class EntryStream {
+    private let archive: ZipArchive
+    private let entry: ArchiveEntry
+    private let file: OpaquePointer
+    private(set) var position: UInt64 = 0
+
+    init(archive: ZipArchive, entry: ArchiveEntry) throws(ArchiveError) {
+        self.archive = archive
+        self.entry = entry
+        self.file = try archive.openLibzipEntry(entry)
+    }
+
+    deinit {
+        zip_fclose(file)
+    }
+
+    /// Fills the front of `buffer`; returns the count, 0 at the end.
+    func read(into buffer: inout [UInt8]) throws(ArchiveError) -> Int {
+        let remaining = entry.uncompressedSize - position
+        // Ask for one byte more than remains, so content longer than declared is noticed.
+        let wanted = Int(min(UInt64(buffer.count), remaining &+ 1))
+        let count = buffer.withUnsafeMutableBytes { zip_fread(file, $0.baseAddress, UInt64(wanted)) }
+        if count < 0 {
+            let message = String(cString: zip_error_strerror(zip_file_get_error(file)))
+            throw .dataError(archive: archive.path, entry: "\(entry.name)", reason: message)
+        }
+        if UInt64(count) > remaining {
+            throw .sizeMismatch(
+                archive: archive.path, entry: "\(entry.name)",
+                reason: "it holds more than the \(entry.uncompressedSize) bytes it declares")
+        }
+        if count == 0 && remaining > 0 {
+            throw .sizeMismatch(
+                archive: archive.path, entry: "\(entry.name)",
+                reason: "it ends after \(position) of the \(entry.uncompressedSize) bytes it declares")
+        }
+        position += UInt64(count)
+        return Int(count)
+    }
+
+    /// Reads and discards `count` bytes.
+    func skip(_ count: UInt64) throws(ArchiveError) {
+        var left = count
+        var scratch = [UInt8](repeating: 0, count: Int(min(left, 1 << 16)))
+        while left > 0 {
+            if UInt64(scratch.count) > left { scratch.removeLast(scratch.count - Int(left)) }
+            let got = try read(into: &scratch)
+            guard got > 0 else { return }
+            left -= UInt64(got)
+        }
+    }
+}
+
+/// Random access to an entry's content, for parsers that need a few ranges of a large entry
+/// (Mach-O headers, symbol tables, signatures) without holding it all in memory.
+///
+/// Stored entries are read in place with `pread`. Compressed entries are inflated forwards; a
+/// read behind the current position starts inflating again from the beginning, so callers should
+/// request ranges in increasing order.
+public final class ArchiveEntrySource: ByteSource {
+    public let entry: ArchiveEntry
+    private let archive: ZipArchive
+    private var stream: EntryStream?
+
+    init(archive: ZipArchive, entry: ArchiveEntry) {
+        self.archive = archive
+        self.entry = entry
+    }
+
+    public var size: UInt64 { entry.uncompressedSize }
+
+    public func read(offset: UInt64, count: Int) throws -> [UInt8] {
+        try checkRange(offset: offset, count: count)
+        if count == 0 { return [] }
+        if entry.method == 0 {
+            return try archive.file.read(offset: entry.dataOffset + offset, count: count)
+        }
+        if stream == nil || (stream?.position ?? 0) > offset {
+            stream = try EntryStream(archive: archive, entry: entry)
+        }
+        guard let stream else { return [] }
+        try stream.skip(offset - stream.position)
+        var result = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        var chunk = [UInt8](repeating: 0, count: min(count, 1 << 16))
+        while filled < count {
+            if chunk.count > count - filled { chunk.removeLast(chunk.count - (count - filled)) }
+            let got = try stream.read(into: &chunk)
+            guard got > 0 else {
+                throw ArchiveError.sizeMismatch(
+                    archive: archive.path, entry: "\(entry.name)", reason: "its content ended early")
+            }
+            result.replaceSubrange(filled..<(filled + got), with: chunk[0..<got])
+            filled += got
+        }
+        return result
+    }
+}
