@@ -27,7 +27,10 @@ let package = Package(
 
         // Formats: each target owns one Apple or container format and knows nothing of bundles.
         .target(name: "FormatSupport", swiftSettings: strict),
-        .target(name: "IPAArchive", dependencies: ["CLibzip", "CZlib", "FormatSupport"], swiftSettings: strict),
+        .target(name: "CSystemShims"),
+        .target(
+            name: "IPAArchive", dependencies: ["CLibzip", "CZlib", "CSystemShims", "FormatSupport"],
+            swiftSettings: strict),
         .target(name: "XMLSupport", dependencies: ["CLibxml2", "FormatSupport"], swiftSettings: strict),
         .target(name: "PropertyList", dependencies: ["XMLSupport", "FormatSupport"], swiftSettings: strict),
         .target(name: "PNG", dependencies: ["CZlib", "FormatSupport"], swiftSettings: strict),
@@ -40,7 +43,7 @@ let package = Package(
         .executableTarget(
             name: "ipawrap",
             dependencies: [
-                "IPAArchive",
+                "IPAArchive", "FormatSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

@@ -1,0 +1,120 @@
+import FormatSupport
+
+/// Changes a repack makes; everything else is copied byte for byte.
+public struct ArchiveEdits: Sendable, Equatable {
+    /// What an added entry holds.
+    public enum Content: Sendable, Equatable {
+        /// A file on disk, or a folder added with everything in it (symlinks stay symlinks).
+        case file(path: String)
+        case bytes([UInt8])
+        case directory
+        case symlink(target: String)
+    }
+
+    public struct Addition: Sendable, Equatable {
+        /// Path inside the archive, e.g. `Payload/Sample.app/MDXPolicy.bundle/Info.plist`.
+        public var name: String
+        public var content: Content
+        /// Permission bits; nil chooses 0644 for files, 0755 for folders and Mach-O files.
+        public var permissions: UInt16?
+
+        public init(name: String, content: Content, permissions: UInt16? = nil) {
+            self.name = name
+            self.content = content
+            self.permissions = permissions
+        }
+    }
+
+    /// Added entries; an addition whose name exists replaces that entry.
+    public var additions: [Addition]
+    /// Paths to remove; a folder's path removes everything inside it too.
+    public var removals: [String]
+
+    public init(additions: [Addition] = [], removals: [String] = []) {
+        self.additions = additions
+        self.removals = removals
+    }
+}
+
+/// The modification time written into added entries. Never the wall clock unless asked, so the
+/// same input and options give the same bytes.
+public enum NewEntryTimestamp: Sendable, Equatable {
+    /// The newest timestamp already in the archive (deterministic; looks natural in listings).
+    case latestInArchive
+    case secondsSince1970(Int64)
+}
+
+public struct RepackOptions: Sendable, Equatable {
+    public var timestamp: NewEntryTimestamp
+    /// zlib level for added entries (unchanged entries are never recompressed).
+    public var compressionLevel: Int32
+    /// Flush the output to disk before publishing it (durability across power loss).
+    public var synchronize: Bool
+
+    public init(timestamp: NewEntryTimestamp = .latestInArchive, compressionLevel: Int32 = 6, synchronize: Bool = false) {
+        self.timestamp = timestamp
+        self.compressionLevel = compressionLevel
+        self.synchronize = synchronize
+    }
+}
+
+public struct RepackSummary: Sendable, Equatable {
+    public var output: String
+    /// Entries copied raw from the input.
+    public var copiedEntries: Int
+    public var addedEntries: Int
+    public var removedEntries: Int
+    public var outputSize: UInt64
+}
+
+/// A repack request that cannot be carried out as asked (exit 64).
+public struct RepackRequestError: CodedError, Equatable {
+    public enum Reason: Sendable, Equatable {
+        case noSuchEntry(String)
+        case invalidName(String, reason: String)
+        case nameConflict(String, reason: String)
+        case duplicateAddition(String)
+        case outputIsInput(String)
+        case unreadableSource(String, reason: String)
+        case entryTooLarge(String)
+    }
+
+    public let reason: Reason
+
+    public init(_ reason: Reason) {
+        self.reason = reason
+    }
+
+    public var code: String {
+        switch reason {
+        case .noSuchEntry: "REPACK_NO_SUCH_ENTRY"
+        case .invalidName: "REPACK_INVALID_NAME"
+        case .nameConflict: "REPACK_NAME_CONFLICT"
+        case .duplicateAddition: "REPACK_DUPLICATE_ADDITION"
+        case .outputIsInput: "REPACK_OUTPUT_IS_INPUT"
+        case .unreadableSource: "REPACK_SOURCE_UNREADABLE"
+        case .entryTooLarge: "REPACK_ENTRY_TOO_LARGE"
+        }
+    }
+
+    public var category: ErrorCategory { .usage }
+
+    public var description: String {
+        switch reason {
+        case .noSuchEntry(let name):
+            "--remove \(name): the archive has no such entry"
+        case .invalidName(let name, let why):
+            "cannot add '\(name)': \(why)"
+        case .nameConflict(let name, let why):
+            "cannot add '\(name)': \(why)"
+        case .duplicateAddition(let name):
+            "'\(name)' is added more than once"
+        case .outputIsInput(let path):
+            "the output \(path) is the input archive; write to another path (the input is never modified)"
+        case .unreadableSource(let path, let why):
+            "cannot read \(path) to add it: \(why)"
+        case .entryTooLarge(let path):
+            "cannot add \(path): files of 4 GiB or more are not supported"
+        }
+    }
+}

@@ -1,0 +1,301 @@
+import CSystemShims
+import CZlib
+import FormatSupport
+import Foundation
+
+/// Writes a new archive from an existing one plus edits, copying every unchanged entry's bytes
+/// raw (local header, compressed data, data descriptor) with in-kernel copies of contiguous
+/// runs, and its central-directory record unchanged except for the offset. Nothing is
+/// decompressed or recompressed; added entries are deflated. The output is verified by reading
+/// it back before it appears at its destination.
+public enum ArchiveWriter {
+    /// Repacks `archive` into `output`.
+    ///
+    /// - Parameter verify: called with a readable path of the finished, unpublished output; throw
+    ///   to abandon it (the default re-opens it as a `ZipArchive` under the input's limits).
+    @discardableResult
+    public static func repack(
+        _ archive: ZipArchive, to output: String, edits: ArchiveEdits = ArchiveEdits(),
+        options: RepackOptions = RepackOptions(), verify: ((String) throws -> Void)? = nil
+    ) throws -> RepackSummary {
+        try refuseOverwritingInput(archive, output: output)
+        let plan = try RepackPlan(archive: archive, edits: edits)
+        let timestamp: Int64
+        switch options.timestamp {
+        case .latestInArchive:
+            timestamp = archive.entries.map(\.modified).max()?.secondsSince1970 ?? 315_532_800
+        case .secondsSince1970(let seconds):
+            timestamp = seconds
+        }
+
+        let out = try AtomicOutputFile(destination: output)
+        var position: UInt64 = 0
+        var newOffsets = [UInt64](repeating: 0, count: archive.entries.count)
+
+        // 1. Unchanged entries, in file order, contiguous runs in one copy each.
+        var run: (start: UInt64, end: UInt64)?
+        for entry in plan.kept.sorted(by: { $0.localHeaderOffset < $1.localHeaderOffset }) {
+            if let current = run, current.end == entry.localHeaderOffset {
+                run = (current.start, entry.endOffset)
+            } else {
+                if let current = run {
+                    try copyRange(from: archive, offset: current.start, length: current.end - current.start, to: out, at: position)
+                    position += current.end - current.start
+                }
+                run = (entry.localHeaderOffset, entry.endOffset)
+            }
+            newOffsets[entry.index] = position + (entry.localHeaderOffset - (run?.start ?? entry.localHeaderOffset))
+        }
+        if let current = run {
+            try copyRange(from: archive, offset: current.start, length: current.end - current.start, to: out, at: position)
+            position += current.end - current.start
+        }
+
+        // 2. Added entries, deflated.
+        var addedRecords: [[UInt8]] = []
+        for addition in plan.added {
+            let written = try NewEntryEncoder.write(
+                addition, at: position, to: out, unixTime: timestamp, level: options.compressionLevel)
+            addedRecords.append(written.centralRecord)
+            position = written.end
+        }
+
+        // 3. The central directory: copied records (offsets patched) in their order, then new ones.
+        let directoryOffset = position
+        var directory: [UInt8] = []
+        for entry in plan.kept.sorted(by: { $0.index < $1.index }) {
+            do {
+                directory += try ZipRecordWriter.relocated(archive.records[entry.index], to: newOffsets[entry.index])
+            } catch {
+                throw OutputError(path: output, reason: "entry '\(entry.name)' cannot be moved beyond 4 GiB")
+            }
+        }
+        for record in addedRecords { directory += record }
+        let entryCount = UInt64(plan.kept.count + addedRecords.count)
+        directory += ZipRecordWriter.endRecords(
+            entryCount: entryCount, directoryOffset: directoryOffset,
+            directorySize: UInt64(directory.count), comment: archive.comment)
+        try out.write(directory, at: directoryOffset)
+        let length = directoryOffset + UInt64(directory.count)
+
+        if let verify {
+            try verify(out.readablePath)
+        } else {
+            _ = try ZipArchive(path: out.readablePath, limits: archive.limits)
+        }
+        try out.commit(length: length, synchronize: options.synchronize)
+        return RepackSummary(
+            output: output, copiedEntries: plan.kept.count, addedEntries: plan.added.count,
+            removedEntries: plan.removedCount, outputSize: length)
+    }
+
+    private static func refuseOverwritingInput(_ archive: ZipArchive, output: String) throws {
+        var outputInfo = stat()
+        var inputInfo = stat()
+        guard stat(output, &outputInfo) == 0, fstat(archive.file.descriptor, &inputInfo) == 0 else { return }
+        if outputInfo.st_dev == inputInfo.st_dev && outputInfo.st_ino == inputInfo.st_ino {
+            throw RepackRequestError(.outputIsInput(output))
+        }
+    }
+
+    /// Copies `length` bytes of the input at `offset` to the output at `target`, in the kernel
+    /// when possible (`copy_file_range`: a reflink or a page-cache copy), else through a buffer.
+    private static func copyRange(
+        from archive: ZipArchive, offset: UInt64, length: UInt64, to out: AtomicOutputFile, at target: UInt64
+    ) throws {
+        var inputOffset = Int64(offset)
+        var outputOffset = Int64(target)
+        var left = length
+        while left > 0 {
+            let copied = ipawrap_copy_file_range(archive.file.descriptor, &inputOffset, out.descriptor, &outputOffset, left)
+            if copied > 0 {
+                left -= UInt64(copied)
+                continue
+            }
+            if copied == 0 {
+                throw ArchiveError.unreadable(archive: archive.path, reason: "the file shrank while being copied")
+            }
+            switch errno {
+            case EINTR:
+                continue
+            case ENOSYS, EXDEV, EINVAL, EOPNOTSUPP, EBADF, EPERM:
+                try bufferedCopy(from: archive, offset: UInt64(inputOffset), length: left, to: out, at: UInt64(outputOffset))
+                return
+            default:
+                throw OutputError(path: out.destination, errno: errno)
+            }
+        }
+    }
+
+    private static func bufferedCopy(
+        from archive: ZipArchive, offset: UInt64, length: UInt64, to out: AtomicOutputFile, at target: UInt64
+    ) throws {
+        var done: UInt64 = 0
+        while done < length {
+            let chunk = Int(min(length - done, 4 << 20))
+            let bytes = try archive.file.read(offset: offset + done, count: chunk)
+            try out.write(bytes, at: target + done)
+            done += UInt64(chunk)
+        }
+    }
+}
+
+/// Which entries a repack keeps, and the entries it adds (sorted by name, parents first).
+struct RepackPlan {
+    struct Added {
+        var name: EntryName
+        var kind: ArchiveEntry.Kind
+        /// Full `st_mode`.
+        var mode: UInt16
+        var source: Source
+
+        /// The path without a trailing slash, as `ArchiveEntry.pathKey`.
+        var pathKey: String {
+            let path = name.string
+            return name.isDirectoryName ? String(path.dropLast()) : path
+        }
+
+        enum Source {
+            case none
+            case bytes([UInt8])
+            case file(path: String, size: UInt64)
+        }
+    }
+
+    var kept: [ArchiveEntry]
+    var added: [Added]
+    var removedCount: Int
+
+    init(archive: ZipArchive, edits: ArchiveEdits) throws {
+        var removed = Set<Int>()
+        for removal in edits.removals {
+            let matches = Self.entries(at: removal, in: archive)
+            guard !matches.isEmpty else { throw RepackRequestError(.noSuchEntry(removal)) }
+            removed.formUnion(matches)
+        }
+
+        var replaced = Set<Int>()
+        var added: [String: Added] = [:]
+        for addition in edits.additions {
+            for item in try Self.expand(addition) {
+                if let reason = item.name.unsafeReason {
+                    throw RepackRequestError(.invalidName("\(item.name)", reason: reason))
+                }
+                let key = item.pathKey
+                guard added[key] == nil else { throw RepackRequestError(.duplicateAddition(key)) }
+                added[key] = item
+            }
+        }
+        // An addition replaces an existing entry of the same kind at the same path.
+        for (key, item) in added {
+            guard let existing = archive.entry(named: key), !removed.contains(existing.index) else { continue }
+            guard existing.kind == item.kind || (existing.kind != .directory && item.kind != .directory) else {
+                throw RepackRequestError(.nameConflict(key, reason: "'\(existing.name)' exists as a \(existing.kind)"))
+            }
+            if item.kind != .directory || existing.kind != .directory {
+                removed.insert(existing.index)
+                replaced.insert(existing.index)
+            } else {
+                added[key] = nil  // the folder is already there
+            }
+        }
+        // Parents must be folders; missing ones are added as Apple's tools write them.
+        let usesFolderEntries = archive.entries.contains { $0.kind == .directory }
+        for key in Array(added.keys) {
+            var parent = key
+            while let slash = parent.lastIndex(of: "/") {
+                parent = String(parent[..<slash])
+                if let existing = archive.entry(named: parent), !removed.contains(existing.index) {
+                    guard existing.kind == .directory else {
+                        throw RepackRequestError(.nameConflict(key, reason: "its parent '\(parent)' is a \(existing.kind)"))
+                    }
+                    continue
+                }
+                if let item = added[parent] {
+                    guard item.kind == .directory else {
+                        throw RepackRequestError(.nameConflict(key, reason: "its parent '\(parent)' is added as a \(item.kind)"))
+                    }
+                    continue
+                }
+                if usesFolderEntries {
+                    added[parent] = Added(name: EntryName(parent + "/"), kind: .directory, mode: 0o040755, source: .none)
+                }
+            }
+        }
+        self.kept = archive.entries.filter { !removed.contains($0.index) }
+        self.added = added.values.sorted { $0.name < $1.name }
+        self.removedCount = removed.subtracting(replaced).count
+    }
+
+    /// The entry at `path` and, for a folder, everything inside it.
+    private static func entries(at path: String, in archive: ZipArchive) -> [Int] {
+        var key = path
+        while key.hasSuffix("/") { key.removeLast() }
+        let prefix = key + "/"
+        return archive.entries.filter { $0.pathKey == key || $0.path.hasPrefix(prefix) }.map(\.index)
+    }
+
+    /// An addition as entries: a folder on disk becomes its whole tree.
+    private static func expand(_ addition: ArchiveEdits.Addition) throws -> [Added] {
+        var name = addition.name
+        while name.hasSuffix("/") { name.removeLast() }
+        switch addition.content {
+        case .bytes(let bytes):
+            guard bytes.count < 0xFFFF_FFFF else { throw RepackRequestError(.entryTooLarge(name)) }
+            let executable = MachOMagic.matches(bytes.prefix(4))
+            return [Added(name: EntryName(name), kind: .file,
+                          mode: 0o100000 | (addition.permissions ?? (executable ? 0o755 : 0o644)), source: .bytes(bytes))]
+        case .directory:
+            return [Added(name: EntryName(name + "/"), kind: .directory,
+                          mode: 0o040000 | (addition.permissions ?? 0o755), source: .none)]
+        case .symlink(let target):
+            return [Added(name: EntryName(name), kind: .symlink,
+                          mode: 0o120000 | (addition.permissions ?? 0o755), source: .bytes(Array(target.utf8)))]
+        case .file(let path):
+            return try expandFile(path, as: name, permissions: addition.permissions)
+        }
+    }
+
+    private static func expandFile(_ path: String, as name: String, permissions: UInt16?) throws -> [Added] {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            throw RepackRequestError(.unreadableSource(path, reason: String(cString: strerror(errno))))
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFLNK:
+            let target = try FileManager.default.destinationOfSymbolicLink(atPath: path)
+            return [Added(name: EntryName(name), kind: .symlink, mode: 0o120755, source: .bytes(Array(target.utf8)))]
+        case S_IFDIR:
+            var result = [Added(name: EntryName(name + "/"), kind: .directory,
+                                mode: 0o040000 | (permissions ?? 0o755), source: .none)]
+            let children: [String]
+            do {
+                children = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+            } catch {
+                throw RepackRequestError(.unreadableSource(path, reason: "\(error.localizedDescription)"))
+            }
+            for child in children {
+                result += try expandFile(path + "/" + child, as: name + "/" + child, permissions: nil)
+            }
+            return result
+        case S_IFREG:
+            let size = UInt64(info.st_size)
+            guard size < 0xFFFF_FFFF else { throw RepackRequestError(.entryTooLarge(path)) }
+            let executable = MachOMagic.matches((try? FileByteSource(path: path).read(offset: 0, count: Int(min(size, 4)))) ?? [])
+            return [Added(name: EntryName(name), kind: .file,
+                          mode: 0o100000 | (permissions ?? (executable ? 0o755 : 0o644)), source: .file(path: path, size: size))]
+        default:
+            throw RepackRequestError(.unreadableSource(path, reason: "it is not a regular file, folder or symlink"))
+        }
+    }
+}
+
+/// Recognises Mach-O files (thin or fat, either byte order), which get mode 0755 when added.
+enum MachOMagic {
+    static func matches<C: Collection<UInt8>>(_ prefix: C) -> Bool {
+        guard prefix.count >= 4 else { return false }
+        let bytes = Array(prefix.prefix(4))
+        let big = UInt32(bytes[0]) << 24 | UInt32(bytes[1]) << 16 | UInt32(bytes[2]) << 8 | UInt32(bytes[3])
+        return [0xFEED_FACE, 0xFEED_FACF, 0xCEFA_EDFE, 0xCFFA_EDFE, 0xCAFE_BABE, 0xCAFE_BABF].contains(big)
+    }
+}
