@@ -1,7 +1,31 @@
 import ArgumentParser
-import IPAArchive
+import Foundation
 
 @main
 struct IPAWrap: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "ipawrap")
+    static func main() {
+        // Every date ipawrap prints or writes is UTC. Fixing the zone also stops glibc from
+        // re-reading /etc/localtime for each of libzip's per-entry mktime calls.
+        setenv("TZ", "UTC", 1)
+        main(nil)
+    }
+
+    static let configuration = CommandConfiguration(
+        commandName: "ipawrap",
+        abstract: "Wrap and inspect iOS app archives (.ipa) on Linux.",
+        discussion: """
+            Exit codes: 0 success, 1 error findings (check, wrap), 64 usage error, \
+            65 input that is not a readable, safe iOS app archive (or a malformed policy or profile), \
+            74 the output cannot be written.
+            """,
+        version: ToolInfo.version,
+        subcommands: [
+            RepackCommand.self,
+        ]
+    )
+}
+
+enum ToolInfo {
+    static let name = "ipawrap"
+    static let version = "0.1.0"
 }
