@@ -27,3 +27,10 @@ public enum Fixtures {
         [UInt8](try Data(contentsOf: url(relativePath)))
     }
 }
+
+extension Fixtures {
+    /// The bytes of any file (not only fixtures).
+    public static func bytesAt(_ path: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+}

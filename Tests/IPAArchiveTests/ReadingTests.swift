@@ -1,0 +1,101 @@
+import FormatSupport
+import IPAArchive
+import Testing
+import TestSupport
+
+@Suite struct ReadingTests {
+    @Test func listsEntriesAsTheIndependentReaderDoes() throws {
+        let scratch = try ScratchDirectory("read")
+        let path = try scratch.write("Sample.ipa", RealisticArchives.ipa())
+        let archive = try IPAArchive(path: path)
+        let oracle = try ZipOracle.entries(path)
+        #expect(archive.appDirectory == "Payload/Sample.app/")
+        #expect(archive.zip.entries.count == oracle.count)
+        for (entry, expected) in zip(archive.zip.entries, oracle) {
+            #expect(entry.name.bytes == ZipOracle.Entry.unhex(expected.name))
+            #expect(entry.crc32 == expected.crc)
+            #expect(entry.compressedSize == expected.compressedSize)
+            #expect(entry.uncompressedSize == expected.fileSize)
+            #expect(Int(entry.method) == expected.method)
+            #expect(entry.unixMode == expected.mode)
+            if let target = expected.symlinkTarget {
+                #expect(entry.kind == .symlink)
+                #expect(archive.zip.symlinkTarget(of: entry) == target)
+            }
+        }
+    }
+
+    @Test func readsAndStreamsContent() throws {
+        let scratch = try ScratchDirectory("read")
+        let archive = try IPAArchive(path: try scratch.write("Sample.ipa", RealisticArchives.ipa()))
+        let plist = try #require(archive.appEntry("Info.plist"))
+        let text = String(decoding: try archive.zip.read(plist, maximumSize: 1 << 20), as: UTF8.self)
+        #expect(text.contains("com.example.sample"))
+        #expect(throws: ArchiveError.self) { try archive.zip.read(plist, maximumSize: 10) }
+
+        let described = try #require(archive.appEntry("described.bin"))
+        var streamed: [UInt8] = []
+        try archive.zip.stream(described, chunkSize: 1000) { streamed += $0 }
+        #expect(streamed == Array(repeating: 0x41, count: 4000))
+    }
+
+    @Test func looksUpNamesAcrossUnicodeNormalization() throws {
+        let scratch = try ScratchDirectory("read")
+        let archive = try IPAArchive(path: try scratch.write("Sample.ipa", RealisticArchives.ipa()))
+        // Stored as NFD; asked for in NFC.
+        let entry = try #require(archive.appEntry("R\u{00E9}sum\u{00E9}.txt"))
+        #expect(entry.name.bytes.contains(0xCC))  // the combining accent's first UTF-8 byte
+        #expect(archive.appEntry("Frameworks/")?.kind == .directory)
+    }
+
+    @Test func givesRandomAccessToStoredAndCompressedEntries() throws {
+        let scratch = try ScratchDirectory("read")
+        var builder = ZipBuilder()
+        let content = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+        builder.directory("Payload/A.app/")
+        builder.file("Payload/A.app/stored.bin", content, compression: .stored)
+        builder.file("Payload/A.app/deflated.bin", content, compression: .deflate)
+        let archive = try IPAArchive(path: try scratch.write("A.ipa", builder.bytes()))
+        for name in ["stored.bin", "deflated.bin"] {
+            let entry = try #require(archive.appEntry(name))
+            let source = archive.zip.byteSource(for: entry)
+            #expect(source.size == 200_000)
+            #expect(try source.read(offset: 150_000, count: 16) == Array(content[150_000..<150_016]))
+            // Backwards reads restart the stream; forward reads continue it.
+            #expect(try source.read(offset: 10, count: 4) == Array(content[10..<14]))
+            #expect(try source.read(offset: 199_990, count: 10) == Array(content[199_990..<200_000]))
+            #expect(throws: OutOfBoundsError.self) { try source.read(offset: 199_999, count: 2) }
+        }
+    }
+
+    @Test func refusesTheIsignNotAnAppFixture() throws {
+        #expect(throws: ArchiveError.noApp(archive: Fixtures.path("isign/NotAnApp.ipa"))) {
+            try IPAArchive(path: Fixtures.path("isign/NotAnApp.ipa"))
+        }
+        // It is still a readable zip.
+        #expect(try ZipArchive(path: Fixtures.path("isign/NotAnApp.ipa")).entries.map(\.path) == ["NotAnApp.txt"])
+    }
+
+    @Test func convertsDOSTimestampsInUTC() {
+        let stamp = DOSTimestamp(secondsSince1970: 1_700_000_000)  // 2023-11-14 22:13:20 UTC
+        #expect(stamp.date == UInt16((2023 - 1980) << 9 | 11 << 5 | 14))
+        #expect(stamp.time == UInt16(22 << 11 | 13 << 5 | 10))
+        #expect(stamp.secondsSince1970 == 1_700_000_000)
+        #expect(DOSTimestamp(secondsSince1970: 0).secondsSince1970 == 315_532_800)  // clamps to 1980
+    }
+
+    @Test(arguments: [
+        ("a/../b", "'..'"), ("/etc/passwd", "absolute"), ("a\\b", "backslash"), ("a//b", "empty"),
+        ("./a", "'.'"), ("a\u{1}b", "control"), ("", "empty"),
+    ])
+    func judgesNameSafety(name: String, reasonFragment: String) throws {
+        let reason = try #require(EntryName(name).unsafeReason)
+        #expect(reason.contains(reasonFragment))
+    }
+
+    @Test func acceptsOrdinaryNames() {
+        for name in ["Payload/A.app/", "Payload/A.app/x..y", "Payload/A.app/.hidden", "Payload/A.app/Ré sumé"] {
+            #expect(EntryName(name).unsafeReason == nil)
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import IPAArchive
+import Testing
+import TestSupport
+
+@Suite struct RepackTests {
+    /// The oracle's view of an entry, minus nothing: name bytes, CRC, sizes, method, attributes,
+    /// timestamps, extra fields, flags, and a hash of the local header plus compressed bytes.
+    private func byName(_ entries: [ZipOracle.Entry]) -> [String: ZipOracle.Entry] {
+        Dictionary(uniqueKeysWithValues: entries.map { ($0.name, $0) })
+    }
+
+    @Test func unchangedRepackPreservesEveryEntryByteForByte() throws {
+        let scratch = try ScratchDirectory("repack")
+        let input = try scratch.write("in.ipa", RealisticArchives.ipa())
+        let output = scratch.path("out.ipa")
+        let archive = try IPAArchive(path: input)
+        let summary = try ArchiveWriter.repack(archive.zip, to: output)
+        #expect(summary.copiedEntries == archive.zip.entries.count)
+        #expect(summary.addedEntries == 0 && summary.removedEntries == 0)
+        let before = try ZipOracle.entries(input)
+        let after = try ZipOracle.entries(output)
+        #expect(after == before)
+        #expect(try ZipOracle.unzipTest(output).status == 0)
+        // Same entries, same order, same comment: the whole file is identical.
+        #expect(try Fixtures.bytesAt(output) == (try Fixtures.bytesAt(input)))
+    }
+
+    @Test func additionsAndRemovalsChangeOnlyWhatWasAsked() throws {
+        let scratch = try ScratchDirectory("repack")
+        let input = try scratch.write("in.ipa", RealisticArchives.ipa())
+        let policy = try scratch.write("policy.xml", Array(String(repeating: "<Policy/>\n", count: 200).utf8))
+        let tool = try scratch.write("tool", [0xCF, 0xFA, 0xED, 0xFE, 7, 0, 0, 1])
+        let output = scratch.path("out.ipa")
+        let edits = ArchiveEdits(
+            additions: [
+                .init(name: "Payload/Sample.app/MDXPolicy.bundle/policy_metadata.xml", content: .file(path: policy)),
+                .init(name: "Payload/Sample.app/tool", content: .file(path: tool)),
+                .init(name: "Payload/Sample.app/PkgInfo", content: .bytes(Array("APPLXXXX".utf8))),
+            ],
+            removals: ["Payload/Sample.app/Frameworks/Kit.framework", "iTunesMetadata.plist"])
+        let summary = try ArchiveWriter.repack(try IPAArchive(path: input).zip, to: output, edits: edits)
+        #expect(summary.addedEntries == 4)  // the folder entry, the XML, the tool, PkgInfo
+        #expect(summary.removedEntries == 7)
+
+        let before = byName(try ZipOracle.entries(input))
+        let after = byName(try ZipOracle.entries(output))
+        let app = "Payload/Sample.app/"
+        let changed: Set<String> = [app + "PkgInfo"]
+        for (name, entry) in before {
+            let text = entry.nameString
+            if text.hasPrefix(app + "Frameworks/Kit.framework") || text == "iTunesMetadata.plist" {
+                #expect(after[name] == nil, "\(text) should be removed")
+            } else if !changed.contains(text) {
+                #expect(after[name] == entry, "\(text) must be unchanged")
+            }
+        }
+        let added = after.values.filter { before[$0.name] == nil || changed.contains($0.nameString) }
+        let addedByName = Dictionary(uniqueKeysWithValues: added.map { ($0.nameString, $0) })
+        #expect(Set(addedByName.keys) == [
+            app + "MDXPolicy.bundle/", app + "MDXPolicy.bundle/policy_metadata.xml", app + "tool", app + "PkgInfo",
+        ])
+        #expect(addedByName[app + "MDXPolicy.bundle/"]?.mode == 0o040755)
+        #expect(addedByName[app + "MDXPolicy.bundle/policy_metadata.xml"]?.mode == 0o100644)
+        #expect(addedByName[app + "MDXPolicy.bundle/policy_metadata.xml"]?.method == 8)
+        #expect(addedByName[app + "tool"]?.mode == 0o100755)  // Mach-O magic
+        #expect(addedByName[app + "PkgInfo"]?.createSystem == 3)
+        // New entries carry the newest timestamp of the input, not the clock.
+        #expect(addedByName[app + "tool"]?.dateTime == before.values.map(\.dateTime).max { $0.lexicographicallyPrecedes($1) })
+        #expect(try ZipOracle.unzipTest(output).status == 0)
+        let reread = try IPAArchive(path: output)
+        let xml = try #require(reread.appEntry("MDXPolicy.bundle/policy_metadata.xml"))
+        #expect(try reread.zip.read(xml, maximumSize: 1 << 20) == Fixtures.bytesAt(policy))
+    }
+
+    @Test func sameInputAndOptionsGiveTheSameBytes() throws {
+        let scratch = try ScratchDirectory("repack")
+        let input = try scratch.write("in.ipa", RealisticArchives.ipa())
+        let extra = try scratch.write("extra.txt", Array("hello\n".utf8))
+        let edits = ArchiveEdits(additions: [.init(name: "Payload/Sample.app/a/b/extra.txt", content: .file(path: extra))])
+        try ArchiveWriter.repack(try IPAArchive(path: input).zip, to: scratch.path("one.ipa"), edits: edits)
+        try ArchiveWriter.repack(try IPAArchive(path: input).zip, to: scratch.path("two.ipa"), edits: edits)
+        #expect(try Fixtures.bytesAt(scratch.path("one.ipa")) == (try Fixtures.bytesAt(scratch.path("two.ipa"))))
+    }
+
+    @Test func addsFolderTreesWithSymlinksAndExplicitTimestamps() throws {
+        let scratch = try ScratchDirectory("repack")
+        let input = try scratch.write("in.ipa", RealisticArchives.ipa())
+        try scratch.write("Extra.bundle/en.lproj/strings.txt", Array("hi".utf8))
+        try FileManager.default.createSymbolicLink(
+            atPath: scratch.path("Extra.bundle/current"), withDestinationPath: "en.lproj")
+        let output = scratch.path("out.ipa")
+        try ArchiveWriter.repack(
+            try IPAArchive(path: input).zip, to: output,
+            edits: ArchiveEdits(additions: [.init(name: "Payload/Sample.app/Extra.bundle", content: .file(path: scratch.path("Extra.bundle")))]),
+            options: RepackOptions(timestamp: .secondsSince1970(1_600_000_000)))
+        let entries = try ZipOracle.entries(output).filter { $0.nameString.contains("Extra.bundle") }
+        #expect(entries.map(\.nameString) == [
+            "Payload/Sample.app/Extra.bundle/", "Payload/Sample.app/Extra.bundle/current",
+            "Payload/Sample.app/Extra.bundle/en.lproj/", "Payload/Sample.app/Extra.bundle/en.lproj/strings.txt",
+        ])
+        #expect(entries[1].symlinkTarget == "en.lproj")
+        #expect(entries[1].mode == 0o120755)
+        #expect(entries.allSatisfy { $0.dateTime == [2020, 9, 13, 12, 26, 40] })
+    }
+
+    @Test func refusesRequestsThatCannotBeCarriedOut() throws {
+        let scratch = try ScratchDirectory("repack")
+        let input = try scratch.write("in.ipa", RealisticArchives.ipa())
+        let archive = try IPAArchive(path: input).zip
+        let output = scratch.path("out.ipa")
+        let cases: [(ArchiveEdits, String)] = [
+            (ArchiveEdits(removals: ["Payload/Sample.app/nope"]), "REPACK_NO_SUCH_ENTRY"),
+            (ArchiveEdits(additions: [.init(name: "Payload/Sample.app/../x", content: .bytes([1]))]), "REPACK_INVALID_NAME"),
+            (ArchiveEdits(additions: [.init(name: "Payload/Sample.app/Info.plist/x", content: .bytes([1]))]), "REPACK_NAME_CONFLICT"),
+            (ArchiveEdits(additions: [.init(name: "Payload/Sample.app/Default.png/x", content: .bytes([1]))]), "REPACK_NAME_CONFLICT"),
+            (ArchiveEdits(additions: [.init(name: "Payload/Sample.app/Frameworks", content: .bytes([1]))]), "REPACK_NAME_CONFLICT"),
+            (ArchiveEdits(additions: [.init(name: "x", content: .file(path: scratch.path("missing")))]), "REPACK_SOURCE_UNREADABLE"),
+        ]
+        for (edits, code) in cases {
+            #expect { try ArchiveWriter.repack(archive, to: output, edits: edits) } throws: { error in
+                (error as? RepackRequestError)?.code == code
+            }
+        }
+        #expect { try ArchiveWriter.repack(archive, to: input) } throws: {
+            ($0 as? RepackRequestError)?.code == "REPACK_OUTPUT_IS_INPUT"
+        }
+        #expect(scratch.listing() == ["in.ipa"])
+    }
+
+    @Test func failedVerificationLeavesNothingBehind() throws {
+        let scratch = try ScratchDirectory("repack")
+        let input = try scratch.write("in.ipa", RealisticArchives.ipa())
+        struct Refused: Error {}
+        #expect(throws: Refused.self) {
+            try ArchiveWriter.repack(try IPAArchive(path: input).zip, to: scratch.path("out.ipa"), verify: { _ in throw Refused() })
+        }
+        #expect(scratch.listing() == ["in.ipa"])
+    }
+
+    @Test func replacesAnExistingOutputAtomically() throws {
+        let scratch = try ScratchDirectory("repack")
+        let input = try scratch.write("in.ipa", RealisticArchives.ipa())
+        let output = try scratch.write("out.ipa", Array("old".utf8))
+        try ArchiveWriter.repack(try IPAArchive(path: input).zip, to: output)
+        #expect(try Fixtures.bytesAt(output) == (try Fixtures.bytesAt(input)))
+        #expect(scratch.listing() == ["in.ipa", "out.ipa"])
+    }
+}
