@@ -150,8 +150,11 @@ public struct PNGHeader: Sendable, Equatable {
         guard colorType.allowedBitDepths.contains(Int(depth)) else {
             throw PNGError(.header, at: chunk.offset, "bit depth \(depth) is not allowed with colour type \(type)")
         }
-        guard compression == 0, filter == 0 else {
-            throw PNGError(.header, at: chunk.offset, "IHDR compression method \(compression) or filter method \(filter) is not 0")
+        guard compression == 0 else {
+            throw PNGError(.header, at: chunk.offset, "IHDR compression method \(compression) is not 0 (deflate)")
+        }
+        guard filter == 0 else {
+            throw PNGError(.header, at: chunk.offset, "IHDR filter method \(filter) is not 0 (adaptive)")
         }
         guard let interlaceMethod = PNGInterlaceMethod(rawValue: interlace) else {
             throw PNGError(.header, at: chunk.offset, "IHDR interlace method \(interlace) is not 0 or 1")

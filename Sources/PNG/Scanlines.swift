@@ -139,19 +139,39 @@ struct ScanlineLayout {
     /// Writes `row` filtered with `filter` into `output` (which has room for `count` bytes).
     @inline(__always)
     static func filterRow(_ row: UnsafePointer<UInt8>, previous: UnsafePointer<UInt8>, count: Int, unit: Int, filter: PNGFilterType, into output: UnsafeMutablePointer<UInt8>) {
-        for index in 0..<count {
-            let left: UInt8 = index >= unit ? row[index - unit] : 0
-            let above = previous[index]
-            let upperLeft: UInt8 = index >= unit ? previous[index - unit] : 0
-            let predicted: UInt8
-            switch filter {
-            case .none: predicted = 0
-            case .sub: predicted = left
-            case .up: predicted = above
-            case .average: predicted = UInt8(truncatingIfNeeded: (Int(left) + Int(above)) >> 1)
-            case .paeth: predicted = paethPredictor(left, above, upperLeft)
+        let lead = min(unit, count)
+        switch filter {
+        case .none:
+            output.update(from: row, count: count)
+        case .sub:
+            output.update(from: row, count: lead)
+            var index = unit
+            while index < count {
+                output[index] = row[index] &- row[index - unit]
+                index += 1
             }
-            output[index] = row[index] &- predicted
+        case .up:
+            for index in 0..<count {
+                output[index] = row[index] &- previous[index]
+            }
+        case .average:
+            for index in 0..<lead {
+                output[index] = row[index] &- (previous[index] >> 1)
+            }
+            var index = unit
+            while index < count {
+                output[index] = row[index] &- UInt8(truncatingIfNeeded: (Int(row[index - unit]) + Int(previous[index])) >> 1)
+                index += 1
+            }
+        case .paeth:
+            for index in 0..<lead {
+                output[index] = row[index] &- previous[index]
+            }
+            var index = unit
+            while index < count {
+                output[index] = row[index] &- paethPredictor(row[index - unit], previous[index], previous[index - unit])
+                index += 1
+            }
         }
     }
 }
