@@ -1,1 +1,0 @@
-// MachO: see the issue that builds this target.

@@ -1,0 +1,56 @@
+import FormatSupport
+
+/// A Mach-O file, or one of the structures inside it, is malformed.
+///
+/// Every check on an offset, a count or a size derived from the file ends here instead of in a
+/// trap, so a hostile binary is reported (exit 65 at the command line) rather than crashing the scan.
+public struct MachOError: CodedError, Equatable {
+    /// The stable code a user can search for.
+    public enum Reason: String, Sendable, CaseIterable {
+        /// The bytes do not start with a thin or fat Mach-O magic number.
+        case badMagic = "MACHO_BAD_MAGIC"
+        /// The file or slice ends before a structure it declares (header, fat table, slice, commands).
+        case truncated = "MACHO_TRUNCATED"
+        /// The fat header is inconsistent: no or too many architectures, a nested fat file, a slice
+        /// whose own header names another CPU, or the same architecture twice.
+        case fatHeader = "MACHO_FAT_HEADER"
+        /// Two fat slices overlap each other, or a slice overlaps the fat header.
+        case fatOverlap = "MACHO_FAT_OVERLAP"
+        /// The load-command area is inconsistent: `ncmds` past `sizeofcmds`, a `cmdsize` of zero,
+        /// misaligned or past the area, or an area larger than the slice or the size limit.
+        case loadCommands = "MACHO_LOAD_COMMANDS"
+        /// One load command is malformed: too small for its type, a string outside the command,
+        /// or a command that may appear only once appearing twice.
+        case loadCommand = "MACHO_LOAD_COMMAND"
+        /// The embedded code signature (SuperBlob, CodeDirectory, blobs) is malformed or lies
+        /// outside the slice.
+        case signature = "MACHO_SIGNATURE"
+        /// The symbol or string table is malformed or lies outside the slice.
+        case symbolTable = "MACHO_SYMBOL_TABLE"
+        /// A section's file range lies outside the slice.
+        case section = "MACHO_SECTION"
+    }
+
+    public let reason: Reason
+    /// One sentence naming the structure and the offending value.
+    public let message: String
+    /// The architecture of the slice concerned, e.g. `arm64`, when the error is inside a slice.
+    public let slice: String?
+
+    public init(_ reason: Reason, _ message: String, slice: String? = nil) {
+        self.reason = reason
+        self.message = message
+        self.slice = slice
+    }
+
+    public var code: String { reason.rawValue }
+    public var category: ErrorCategory { .invalidInput }
+    public var description: String {
+        if let slice { "\(slice) slice: \(message)" } else { message }
+    }
+
+    /// The same error naming the slice it concerns, unless it already names one.
+    func inSlice(_ name: String) -> MachOError {
+        slice == nil ? MachOError(reason, message, slice: name) : self
+    }
+}
