@@ -46,9 +46,11 @@ public struct SymbolTable: Sendable {
         case library(ordinal: Int, path: String)
         /// Ordinal 0: this image itself.
         case selfImage
-        /// Ordinal 0xFE: the main executable (plug-ins linking against their host).
+        /// Ordinal 0xFF (`EXECUTABLE_ORDINAL`): the main executable (plug-ins linking against
+        /// their host).
         case mainExecutable
-        /// Ordinal 0xFF: looked up in every loaded image (`-undefined dynamic_lookup`).
+        /// Ordinal 0xFE (`DYNAMIC_LOOKUP_ORDINAL`): looked up in every loaded image
+        /// (`-undefined dynamic_lookup`).
         case dynamicLookup
         /// The image uses a flat namespace, so imports do not name a library.
         case flatNamespace
@@ -197,8 +199,8 @@ public struct SymbolTable: Sendable {
         guard twoLevel else { return .flatNamespace }
         switch ordinal {
         case 0: return .selfImage
-        case 0xFE: return .mainExecutable
-        case 0xFF: return .dynamicLookup
+        case 0xFE: return .dynamicLookup
+        case 0xFF: return .mainExecutable
         default:
             guard ordinal >= 1, ordinal <= libraries.count else { return .invalidOrdinal(ordinal) }
             return .library(ordinal: ordinal, path: libraries[ordinal - 1].path)

@@ -92,8 +92,8 @@ enum Samples {
             .objcClass("UIViewController", importedFrom: 2),
             .imported("_OptionalThing", ordinal: 3, weak: true),
             .imported("_sqlite3_open", ordinal: 5),
-            .imported("_host_function", ordinal: 0xFE),
-            .imported("_anywhere", ordinal: 0xFF),
+            .imported("_host_function", ordinal: 0xFF),
+            .imported("_anywhere", ordinal: 0xFE),
         ]
         var signature = MachOBuilder.CodeSignature(identifier: "com.example.app", teamIdentifier: teamID)
         signature.hashType = 1

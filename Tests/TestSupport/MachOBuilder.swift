@@ -121,7 +121,7 @@ public struct MachOBuilder: Sendable {
             /// Defined in `__text` (section 1); `external` sets `N_EXT`.
             case defined(external: Bool)
             /// Undefined (`N_UNDF | N_EXT`) bound to library `ordinal` (1-based; 0 self,
-            /// 0xFE main executable, 0xFF dynamic lookup).
+            /// 0xFE dynamic lookup, 0xFF main executable).
             case imported(ordinal: UInt8, weak: Bool)
             /// A debugger (stab) entry such as `N_FUN` (0x24).
             case debug(type: UInt8)
