@@ -1,0 +1,217 @@
+import FormatSupport
+import TestSupport
+
+/// Malformed Mach-O files, each named for the error code reading it must give. The same list
+/// writes `Tests/Fixtures/macho/hostile/CODE--name.macho` (see `HostileTests.writeFixtures`).
+struct HostileCase: CustomTestStringConvertible, Sendable {
+    let code: String
+    let name: String
+    let bytes: @Sendable () -> [UInt8]
+
+    var fileName: String { "\(code)--\(name).macho" }
+    var testDescription: String { fileName }
+}
+
+import Testing
+
+enum HostileCases {
+    /// A small signed executable with symbols and C strings, laid out tightly.
+    static func base() -> MachOBuilder {
+        var builder = MachOBuilder()
+        builder.segmentAlignment = 16
+        builder.code = Array(repeating: 0x1F, count: 8)
+        builder.rpaths = ["@executable_path/Frameworks"]
+        builder.cStrings = ["OpenSSL 1.0.2k"]
+        builder.symbols = [.defined("_helper", external: false), .defined("_main"), .imported("_printf", ordinal: 1)]
+        var signature = MachOBuilder.CodeSignature(identifier: "com.example.hostile", teamIdentifier: "ABCDE12345")
+        signature.entitlementsXML = MachOBuilder.xmlEntitlements([("get-task-allow", .bool(true))])
+        signature.cms = .empty
+        builder.codeSignature = signature
+        return builder
+    }
+
+    /// `base()` built, then changed by `patch` at offsets from its layout.
+    static func patched(_ builder: MachOBuilder = base(), _ patch: (inout [UInt8], MachOBuilder.Layout) -> Void) -> [UInt8] {
+        var (bytes, layout) = builder.buildWithLayout()
+        patch(&bytes, layout)
+        return bytes
+    }
+
+    static func with(_ change: (inout MachOBuilder) -> Void) -> [UInt8] {
+        var builder = base()
+        change(&builder)
+        return builder.build()
+    }
+
+    /// Offset of the first CodeDirectory inside the file.
+    static func codeDirectoryOffset(_ bytes: [UInt8], _ layout: MachOBuilder.Layout) -> Int {
+        let blobOffset = (0..<4).reduce(0) { $0 << 8 | Int(bytes[layout.codeSignatureOffset + 16 + $1]) }
+        return layout.codeSignatureOffset + blobOffset
+    }
+
+    static func slice(_ builder: MachOBuilder = base()) -> MachOBuilder.FatSlice {
+        MachOBuilder.FatSlice(builder, alignment: 4)
+    }
+
+    static func armv7() -> MachOBuilder {
+        var builder = base()
+        builder.is64Bit = false
+        builder.cpuType = 12
+        builder.cpuSubtype = 9
+        return builder
+    }
+
+    static let all: [HostileCase] = [
+        // Not Mach-O at all, or cut short.
+        HostileCase(code: "MACHO_BAD_MAGIC", name: "elf-header") {
+            [0x7F, 0x45, 0x4C, 0x46, 2, 1, 1, 0] + Array(repeating: 0, count: 56)
+        },
+        HostileCase(code: "MACHO_TRUNCATED", name: "header-cut-short") { Array(base().build().prefix(20)) },
+        HostileCase(code: "MACHO_TRUNCATED", name: "sizeofcmds-past-file") {
+            with { $0.commandsSizeOverride = 0x10_0000 }
+        },
+
+        // The load-command area.
+        HostileCase(code: "MACHO_LOAD_COMMANDS", name: "ncmds-past-header") { with { $0.commandCountOverride = 1000 } },
+        HostileCase(code: "MACHO_LOAD_COMMANDS", name: "sizeofcmds-over-limit") {
+            with { $0.commandsSizeOverride = 0x0200_0000 }
+        },
+        HostileCase(code: "MACHO_LOAD_COMMANDS", name: "cmdsize-zero") {
+            patched { bytes, layout in bytes.patchUInt32(at: layout.commands[1].offset + 4, 0, .little) }
+        },
+        HostileCase(code: "MACHO_LOAD_COMMANDS", name: "cmdsize-misaligned") {
+            patched { bytes, layout in bytes.patchUInt32(at: layout.commands[0].offset + 4, 76, .little) }
+        },
+        HostileCase(code: "MACHO_LOAD_COMMANDS", name: "cmdsize-past-area") {
+            patched { bytes, layout in
+                bytes.patchUInt32(at: (layout.commands.last?.offset ?? 0) + 4, 0x1000, .little)
+            }
+        },
+
+        // One load command.
+        HostileCase(code: "MACHO_LOAD_COMMAND", name: "dylib-name-offset-past-command") {
+            patched { bytes, layout in bytes.patchUInt32(at: (layout.offset(of: 0xC) ?? 0) + 8, 1000, .little) }
+        },
+        HostileCase(code: "MACHO_LOAD_COMMAND", name: "dylib-name-not-terminated") {
+            with {
+                $0.extraCommands = [.init(command: 0xC, payload: [24, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0] + Array("libxxxxx".utf8))]
+            }
+        },
+        HostileCase(code: "MACHO_LOAD_COMMAND", name: "rpath-offset-into-fixed-fields") {
+            patched { bytes, layout in bytes.patchUInt32(at: (layout.offset(of: 0x8000_001C) ?? 0) + 8, 4, .little) }
+        },
+        HostileCase(code: "MACHO_LOAD_COMMAND", name: "duplicate-code-signature") {
+            with { $0.extraCommands = [.init(command: 0x1D, payload: [0, 0, 0, 0, 0, 0, 0, 0])] }
+        },
+        HostileCase(code: "MACHO_LOAD_COMMAND", name: "build-version-ntools-huge") {
+            with { $0.extraCommands = [.init(command: 0x32, payload: [2, 0, 0, 0, 0, 0, 14, 0, 0, 0, 16, 0, 0, 0, 0, 16])] }
+        },
+        HostileCase(code: "MACHO_LOAD_COMMAND", name: "segment-nsects-huge") {
+            patched { bytes, layout in bytes.patchUInt32(at: layout.commands[1].offset + 64, 0x0FFF_FFFF, .little) }
+        },
+        HostileCase(code: "MACHO_LOAD_COMMAND", name: "uuid-command-too-small") {
+            with { $0.extraCommands = [.init(command: 0x1B, payload: Array(repeating: 0xAB, count: 8))] }
+        },
+
+        // Symbol and string tables.
+        HostileCase(code: "MACHO_SYMBOL_TABLE", name: "nsyms-2-to-the-31") { with { $0.symbolCountOverride = 0x8000_0000 } },
+        HostileCase(code: "MACHO_SYMBOL_TABLE", name: "symoff-past-slice") {
+            patched { bytes, layout in bytes.patchUInt32(at: (layout.offset(of: 0x2) ?? 0) + 8, 0xFFFF_FF00, .little) }
+        },
+        HostileCase(code: "MACHO_SYMBOL_TABLE", name: "stroff-past-slice") {
+            patched { bytes, layout in bytes.patchUInt32(at: (layout.offset(of: 0x2) ?? 0) + 16, UInt32(bytes.count), .little) }
+        },
+        HostileCase(code: "MACHO_SYMBOL_TABLE", name: "string-offset-past-table") {
+            patched { bytes, layout in bytes.patchUInt32(at: layout.symbolTableOffset + 16, 0x7FFF_FFFF, .little) }
+        },
+        HostileCase(code: "MACHO_SYMBOL_TABLE", name: "name-not-terminated") {
+            patched { bytes, layout in bytes.patchUInt32(at: (layout.offset(of: 0x2) ?? 0) + 20, 5, .little) }
+        },
+
+        // The code signature.
+        HostileCase(code: "MACHO_SIGNATURE", name: "dataoff-past-slice") {
+            patched { bytes, layout in bytes.patchUInt32(at: (layout.offset(of: 0x1D) ?? 0) + 8, UInt32(bytes.count - 8), .little) }
+        },
+        HostileCase(code: "MACHO_SIGNATURE", name: "superblob-bad-magic") {
+            patched { bytes, layout in bytes.patchUInt32(at: layout.codeSignatureOffset, 0xFADE_0C02, .big) }
+        },
+        HostileCase(code: "MACHO_SIGNATURE", name: "superblob-count-past-blob") {
+            patched { bytes, layout in bytes.patchUInt32(at: layout.codeSignatureOffset + 8, 1000, .big) }
+        },
+        HostileCase(code: "MACHO_SIGNATURE", name: "superblob-length-past-data") {
+            patched { bytes, layout in bytes.patchUInt32(at: layout.codeSignatureOffset + 4, 0x7FFF_FFFF, .big) }
+        },
+        HostileCase(code: "MACHO_SIGNATURE", name: "blob-offset-past-superblob") {
+            patched { bytes, layout in bytes.patchUInt32(at: layout.codeSignatureOffset + 16, 0xFFFF_FFF0, .big) }
+        },
+        HostileCase(code: "MACHO_SIGNATURE", name: "blob-length-past-superblob") {
+            patched { bytes, layout in
+                bytes.patchUInt32(at: codeDirectoryOffset(bytes, layout) + 4, 0x0100_0000, .big)
+            }
+        },
+        HostileCase(code: "MACHO_SIGNATURE", name: "duplicate-slot") {
+            // Make the requirements entry (index 1) claim slot 0 again.
+            patched { bytes, layout in bytes.patchUInt32(at: layout.codeSignatureOffset + 20, 0, .big) }
+        },
+        HostileCase(code: "MACHO_SIGNATURE", name: "slot-magic-mismatch") {
+            // Slot 2 now points at the CodeDirectory.
+            patched { bytes, layout in
+                let directory = UInt32(codeDirectoryOffset(bytes, layout) - layout.codeSignatureOffset)
+                bytes.patchUInt32(at: layout.codeSignatureOffset + 24, directory, .big)
+            }
+        },
+        HostileCase(code: "MACHO_SIGNATURE", name: "code-directory-identifier-past-blob") {
+            patched { bytes, layout in bytes.patchUInt32(at: codeDirectoryOffset(bytes, layout) + 20, 0x00FF_FFFF, .big) }
+        },
+        HostileCase(code: "MACHO_SIGNATURE", name: "code-directory-hashes-past-blob") {
+            patched { bytes, layout in bytes.patchUInt32(at: codeDirectoryOffset(bytes, layout) + 28, 0x4000_0000, .big) }
+        },
+        HostileCase(code: "MACHO_SIGNATURE", name: "code-directory-special-slots-into-header") {
+            patched { bytes, layout in bytes.patchUInt32(at: codeDirectoryOffset(bytes, layout) + 24, 1000, .big) }
+        },
+
+        // Sections.
+        HostileCase(code: "MACHO_SECTION", name: "cstring-offset-past-slice") {
+            // __TEXT is command 1; its second section (__cstring) starts at 72 + 80, offset field +48.
+            patched { bytes, layout in bytes.patchUInt32(at: layout.commands[1].offset + 72 + 80 + 48, 0xFFFF_0000, .little) }
+        },
+
+        // Fat headers.
+        HostileCase(code: "MACHO_FAT_HEADER", name: "fat-no-architectures") { [0xCA, 0xFE, 0xBA, 0xBE, 0, 0, 0, 0] + Array(repeating: 0, count: 24) },
+        HostileCase(code: "MACHO_FAT_HEADER", name: "fat-too-many-architectures") {
+            [0xCA, 0xFE, 0xBA, 0xBF, 0, 0, 0, 33] + Array(repeating: 0, count: 33 * 32)
+        },
+        HostileCase(code: "MACHO_FAT_HEADER", name: "fat-duplicate-architecture") { MachOBuilder.fat([slice(), slice()]) },
+        HostileCase(code: "MACHO_FAT_HEADER", name: "fat-header-names-other-cpu") {
+            var entry = slice()
+            entry.cpuType = 12
+            entry.cpuSubtype = 9
+            return MachOBuilder.fat([entry])
+        },
+        HostileCase(code: "MACHO_FAT_HEADER", name: "fat-nested") {
+            let inner = MachOBuilder.fat([slice()])
+            return MachOBuilder.fat([MachOBuilder.FatSlice(bytes: inner, cpuType: 0x0100_000C, cpuSubtype: 0, alignment: 4)])
+        },
+        HostileCase(code: "MACHO_FAT_OVERLAP", name: "fat-slices-overlap") {
+            var second = slice()
+            second.offsetOverride = 64
+            return MachOBuilder.fat([slice(armv7()), second])
+        },
+        HostileCase(code: "MACHO_FAT_OVERLAP", name: "fat-slice-over-header") {
+            var entry = slice()
+            entry.offsetOverride = 8
+            return MachOBuilder.fat([entry], fat64: true)
+        },
+        HostileCase(code: "MACHO_TRUNCATED", name: "fat-slice-past-file") {
+            var entry = slice()
+            entry.sizeOverride = 0xFFFF_0000
+            return MachOBuilder.fat([entry])
+        },
+        HostileCase(code: "MACHO_TRUNCATED", name: "fat64-offset-2-to-the-63") {
+            var entry = slice()
+            entry.offsetOverride = 1 << 63
+            return MachOBuilder.fat([entry], fat64: true)
+        },
+        HostileCase(code: "MACHO_TRUNCATED", name: "fat-table-cut-short") { Array(MachOBuilder.fat([slice(), slice(armv7())]).prefix(30)) },
+    ]
+}
