@@ -79,7 +79,8 @@ public struct FatHeader: Sendable, Equatable {
         guard tableSize <= bytes.count, UInt64(tableSize) <= fileSize else {
             throw MachOError(
                 .truncated,
-                "the fat header's table needs \(tableSize) bytes but the file has \(min(UInt64(bytes.count), fileSize))")
+                "the fat header's table needs \(tableSize) bytes but the file has \(min(UInt64(bytes.count), fileSize))"
+            )
         }
         let count = (tableSize - 8) / kind.entrySize
         var entries: [Entry] = []
@@ -119,13 +120,15 @@ public struct FatHeader: Sendable, Equatable {
             guard entry.offset <= fileSize, entry.size <= fileSize - entry.offset else {
                 throw MachOError(
                     .truncated,
-                    "the \(name) slice at offset \(entry.offset), size \(entry.size), ends past the end of the \(fileSize)-byte file")
+                    "the \(name) slice at offset \(entry.offset), size \(entry.size), ends past the end of the \(fileSize)-byte file"
+                )
             }
             guard entry.offset >= UInt64(size) else {
                 throw MachOError(
                     .fatOverlap, "the \(name) slice at offset \(entry.offset) overlaps the \(size)-byte fat header")
             }
-            let key = MachOArchitecture(cpuType: entry.architecture.cpuType, cpuSubtype: entry.architecture.maskedSubtype)
+            let key = MachOArchitecture(
+                cpuType: entry.architecture.cpuType, cpuSubtype: entry.architecture.maskedSubtype)
             guard seen.insert(key).inserted else {
                 throw MachOError(.fatHeader, "the fat header lists the \(name) architecture twice")
             }
@@ -134,7 +137,8 @@ public struct FatHeader: Sendable, Equatable {
         for (previous, next) in zip(sorted, sorted.dropFirst()) where previous.end > next.offset {
             throw MachOError(
                 .fatOverlap,
-                "the \(previous.architecture.name) slice (\(previous.offset)..<\(previous.end)) overlaps the \(next.architecture.name) slice starting at \(next.offset)")
+                "the \(previous.architecture.name) slice (\(previous.offset)..<\(previous.end)) overlaps the \(next.architecture.name) slice starting at \(next.offset)"
+            )
         }
     }
 }

@@ -186,7 +186,8 @@ public struct MachOUUID: Sendable, Hashable, CustomStringConvertible {
         var text = ""
         for (index, byte) in bytes.enumerated() {
             if [4, 6, 8, 10].contains(index) { text += "-" }
-            text += byte < 16 ? "0" + String(byte, radix: 16, uppercase: true) : String(byte, radix: 16, uppercase: true)
+            text +=
+                byte < 16 ? "0" + String(byte, radix: 16, uppercase: true) : String(byte, radix: 16, uppercase: true)
         }
         return text
     }

@@ -84,6 +84,7 @@ public struct MachOFile: Sendable {
         if MachHeader.kind(ofMagicBytes: prefix) != nil { return true }
         let bytes = Array(prefix.prefix(8))
         guard bytes.count == 8 else { return false }
-        return (try? FatHeader.tableSize(prefix: bytes)) ?? nil != nil
+        // `tableSize` is nil for other magics and throws for implausible counts (Java's versions).
+        return (try? FatHeader.tableSize(prefix: bytes)) != nil
     }
 }

@@ -76,15 +76,17 @@ public struct MachOSlice: Sendable {
         guard commandsSize <= Self.maximumLoadCommandsSize else {
             throw MachOError(
                 .loadCommands,
-                "sizeofcmds is \(commandsSize) bytes, more than the \(Self.maximumLoadCommandsSize)-byte limit")
-                .inSlice(header.architecture.name)
+                "sizeofcmds is \(commandsSize) bytes, more than the \(Self.maximumLoadCommandsSize)-byte limit"
+            )
+            .inSlice(header.architecture.name)
         }
         let total = header.size + commandsSize
         guard UInt64(total) <= size else {
             throw MachOError(
                 .truncated,
-                "the \(commandsSize) bytes of load commands extend past the end of the \(size)-byte slice")
-                .inSlice(header.architecture.name)
+                "the \(commandsSize) bytes of load commands extend past the end of the \(size)-byte slice"
+            )
+            .inSlice(header.architecture.name)
         }
         let bytes = try readChecked(&source, offset: offset, count: total)
         try self.init(headerAndCommands: bytes, offset: offset, size: size)
@@ -95,7 +97,7 @@ public struct MachOSlice: Sendable {
     public init(headerAndCommands bytes: [UInt8], offset: UInt64, size: UInt64) throws(MachOError) {
         let header = try MachHeader(bytes: bytes)
         do {
-            var parser = LoadCommandParser(header: header, bytes: bytes, sliceSize: size)
+            var parser = LoadCommandParser(header: header, bytes: bytes)
             try parser.parse()
             self.header = header
             self.offset = offset
@@ -138,7 +140,6 @@ func readChecked<Source: ByteSource>(_ source: inout Source, offset: UInt64, cou
 private struct LoadCommandParser {
     let header: MachHeader
     let reader: ByteReader
-    let sliceSize: UInt64
     var order: Endianness { header.byteOrder }
 
     var commands: [LoadCommand] = []
@@ -156,10 +157,9 @@ private struct LoadCommandParser {
     var entryPointOffset: UInt64?
     private var seenUnique: Set<UInt32> = []
 
-    init(header: MachHeader, bytes: [UInt8], sliceSize: UInt64) {
+    init(header: MachHeader, bytes: [UInt8]) {
         self.header = header
         self.reader = ByteReader(bytes)
-        self.sliceSize = sliceSize
     }
 
     mutating func parse() throws(MachOError) {
@@ -182,19 +182,22 @@ private struct LoadCommandParser {
         for index in 0..<count {
             guard end - offset >= 8 else {
                 throw MachOError(
-                    .loadCommands, "load command \(index) starts past the end of the \(areaSize)-byte area (ncmds \(count))")
+                    .loadCommands,
+                    "load command \(index) starts past the end of the \(areaSize)-byte area (ncmds \(count))")
             }
             let type = LoadCommandType(rawValue: try u32(offset))
             let size = Int(try u32(offset + 4))
             guard size >= 8, size % alignment == 0 else {
                 throw MachOError(
                     .loadCommands,
-                    "load command \(index) (\(type.name)) has cmdsize \(size), which is not a non-zero multiple of \(alignment)")
+                    "load command \(index) (\(type.name)) has cmdsize \(size), which is not a non-zero multiple of \(alignment)"
+                )
             }
             guard size <= end - offset else {
                 throw MachOError(
                     .loadCommands,
-                    "load command \(index) (\(type.name)) with cmdsize \(size) extends past the end of the \(areaSize)-byte area")
+                    "load command \(index) (\(type.name)) with cmdsize \(size) extends past the end of the \(areaSize)-byte area"
+                )
             }
             let command = LoadCommand(type: type, offset: offset, size: size)
             commands.append(command)
@@ -227,7 +230,8 @@ private struct LoadCommandParser {
 
     private func requireSize(_ command: LoadCommand, atLeast minimum: Int) throws(MachOError) {
         guard command.size >= minimum else {
-            throw MachOError(.loadCommand, "cmdsize \(command.size) is smaller than the \(minimum) bytes the command needs")
+            throw MachOError(
+                .loadCommand, "cmdsize \(command.size) is smaller than the \(minimum) bytes the command needs")
         }
     }
 
@@ -245,7 +249,8 @@ private struct LoadCommandParser {
             let bytes = try window.cString(at: command.offset + stringOffset, maxLength: command.size - stringOffset)
             return String(decoding: bytes, as: UTF8.self)
         } catch {
-            throw MachOError(.loadCommand, "the string at offset \(stringOffset) is not NUL-terminated inside the command")
+            throw MachOError(
+                .loadCommand, "the string at offset \(stringOffset) is not NUL-terminated inside the command")
         }
     }
 
@@ -369,7 +374,8 @@ private struct LoadCommandParser {
         let at = command.offset
         let sectionCount = Int(try u32(at + 48))
         guard sectionCount <= (command.size - 56) / 68 else {
-            throw MachOError(.loadCommand, "nsects is \(sectionCount), more than the \(command.size)-byte command holds")
+            throw MachOError(
+                .loadCommand, "nsects is \(sectionCount), more than the \(command.size)-byte command holds")
         }
         var sections: [MachOSection] = []
         sections.reserveCapacity(sectionCount)
@@ -393,7 +399,8 @@ private struct LoadCommandParser {
         let at = command.offset
         let sectionCount = Int(try u32(at + 64))
         guard sectionCount <= (command.size - 72) / 80 else {
-            throw MachOError(.loadCommand, "nsects is \(sectionCount), more than the \(command.size)-byte command holds")
+            throw MachOError(
+                .loadCommand, "nsects is \(sectionCount), more than the \(command.size)-byte command holds")
         }
         var sections: [MachOSection] = []
         sections.reserveCapacity(sectionCount)

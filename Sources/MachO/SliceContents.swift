@@ -23,9 +23,11 @@ extension MachOSlice {
             guard Int(range.size) <= Self.maximumCodeSignatureSize else {
                 throw MachOError(
                     .signature,
-                    "the code signature is \(range.size) bytes, more than the \(Self.maximumCodeSignatureSize)-byte limit")
+                    "the code signature is \(range.size) bytes, more than the \(Self.maximumCodeSignatureSize)-byte limit"
+                )
             }
-            try checkInSlice(offset: UInt64(range.offset), size: UInt64(range.size), .signature, "the code signature bytes")
+            try checkInSlice(
+                offset: UInt64(range.offset), size: UInt64(range.size), .signature, "the code signature bytes")
             let bytes = try readChecked(&source, offset: offset + UInt64(range.offset), count: Int(range.size))
             return try EmbeddedSignature(bytes: bytes)
         } catch let error as MachOError {

@@ -124,7 +124,8 @@ public struct SymbolTable: Sendable {
                 guard stringIndex < declaredStringSize || (stringIndex == 0 && declaredStringSize == 0) else {
                     throw MachOError(
                         .symbolTable,
-                        "symbol \(index) names string offset \(stringIndex), past the \(declaredStringSize)-byte string table")
+                        "symbol \(index) names string offset \(stringIndex), past the \(declaredStringSize)-byte string table"
+                    )
                 }
                 guard stringIndex < strings.count || declaredStringSize == 0 else {
                     unread += 1
@@ -167,7 +168,9 @@ public struct SymbolTable: Sendable {
                             isWeak: descriptor & 0x40 != 0))
                     if isClass { classesReferenced.append(Self.className(nameBytes)) }
                 } else {
-                    let value = is64Bit ? try reader.uint64(at: at + 8, byteOrder) : UInt64(try reader.uint32(at: at + 8, byteOrder))
+                    let value =
+                        is64Bit
+                        ? try reader.uint64(at: at + 8, byteOrder) : UInt64(try reader.uint32(at: at + 8, byteOrder))
                     defined.append(
                         Symbol(
                             name: name, type: type, sectionNumber: try reader.uint8(at: at + 5), descriptor: descriptor,

@@ -1,7 +1,7 @@
-import Foundation
 import FormatSupport
-import Testing
+import Foundation
 import TestSupport
+import Testing
 
 @testable import MachO
 
@@ -47,7 +47,9 @@ import TestSupport
         #expect(arm64.uuid?.description == "C4EB91AD-549B-3F1E-A423-90B0B5960943")
         #expect(arm64.encryption == EncryptionInfo(offset: 16384, size: 16384, cryptID: 0))
         #expect(arm64.codeSignatureRange == LinkeditDataRange(offset: 73440, size: 10304))
-        #expect(arm64.symbolTableLocation == SymbolTableLocation(symbolOffset: 53000, symbolCount: 385, stringOffset: 59368, stringSize: 14072))
+        #expect(
+            arm64.symbolTableLocation
+                == SymbolTableLocation(symbolOffset: 53000, symbolCount: 385, stringOffset: 59368, stringSize: 14072))
         #expect(arm64.section(segment: "__TEXT", name: "__cstring") != nil)
         #expect(arm64.segments.map(\.name) == ["__PAGEZERO", "__TEXT", "__DATA", "__LINKEDIT"])
         let armv7 = try #require(file.slice(named: "armv7"))
@@ -116,14 +118,16 @@ import TestSupport
         let symbols = try #require(try arm64.readSymbolTable(from: &source))
         #expect(!symbols.isTruncated)
         #expect(symbols.declaredSymbolCount == 385)
-        #expect(symbols.objcClassesDefined.sorted() == [
-            "_TtC12isignTestApp11AppDelegate", "_TtC12isignTestApp19FirstViewController",
-            "_TtC12isignTestApp20SecondViewController",
-        ])
+        #expect(
+            symbols.objcClassesDefined.sorted() == [
+                "_TtC12isignTestApp11AppDelegate", "_TtC12isignTestApp19FirstViewController",
+                "_TtC12isignTestApp20SecondViewController",
+            ])
         #expect(Set(symbols.objcClassesReferenced) == ["NSObject", "UIResponder", "UIViewController", "UIWindow"])
         let main = try #require(symbols.imported.first { $0.name == "_UIApplicationMain" })
         #expect(main.library == .library(ordinal: 4, path: "/System/Library/Frameworks/UIKit.framework/UIKit"))
-        #expect(symbols.debugSymbolCount + symbols.localSymbolCount + symbols.defined.count + symbols.imported.count == 385)
+        #expect(
+            symbols.debugSymbolCount + symbols.localSymbolCount + symbols.defined.count + symbols.imported.count == 385)
     }
 
     @Test func cStringsOfTheExecutable() throws {
@@ -133,7 +137,9 @@ import TestSupport
         let strings = try #require(try arm64.readCStrings(from: &source))
         #expect(!strings.isEncrypted && !strings.isTruncated)
         #expect(strings.strings.contains("UIApplicationDelegate"))
-        if let output = try LLVMOracle.objdump(["--macho", "--section=__TEXT,__cstring", "--arch=arm64"], bytes: try Fixtures.bytes(Self.executablePath)) {
+        if let output = try LLVMOracle.objdump(
+            ["--macho", "--section=__TEXT,__cstring", "--arch=arm64"], bytes: try Fixtures.bytes(Self.executablePath))
+        {
             #expect(OracleParsing.cStrings(output.stdout) == strings.strings)
         }
         let capped = try #require(try arm64.readCStrings(from: &source, maxBytes: 10))
@@ -192,7 +198,8 @@ import TestSupport
 enum OracleComparison {
     static func compare(_ slice: MachOSlice, of bytes: [UInt8], arch: String?) throws {
         let archArguments = arch.map { ["--arch=\($0)"] } ?? []
-        let headers = try #require(try LLVMOracle.objdump(["--macho", "--private-headers"] + archArguments, bytes: bytes))
+        let headers = try #require(
+            try LLVMOracle.objdump(["--macho", "--private-headers"] + archArguments, bytes: bytes))
         #expect(headers.status == 0, "llvm-objdump rejected the file: \(headers.stderr)")
         #expect(headers.stderr.isEmpty, "llvm-objdump warned: \(headers.stderr)")
         #expect(LLVMOracle.loadCommandNames(headers.stdout) == slice.loadCommands.map(\.type.name))
@@ -227,7 +234,9 @@ enum OracleComparison {
             #expect(fields(name)?[key] == version.minimumOS.description)
             #expect(fields(name)?["sdk"] == (version.sdk.rawValue == 0 ? "n/a" : version.sdk.description))
         }
-        #expect(commands.filter { $0.name.hasPrefix("LC_SEGMENT") }.map { $0.fields["segname"] ?? "" } == slice.segments.map(\.name))
+        #expect(
+            commands.filter { $0.name.hasPrefix("LC_SEGMENT") }.map { $0.fields["segname"] ?? "" }
+                == slice.segments.map(\.name))
 
         let used = try #require(try LLVMOracle.objdump(["--macho", "--dylibs-used"] + archArguments, bytes: bytes))
         let expected = slice.linkedLibraries.map {

@@ -1,7 +1,7 @@
-import Foundation
 import FormatSupport
-import Testing
+import Foundation
 import TestSupport
+import Testing
 
 @testable import MachO
 
@@ -75,7 +75,8 @@ import TestSupport
         #expect(signature.entitlementsXML == MachOBuilder.xmlEntitlements(Samples.entitlements))
         #expect(signature.entitlementsDER == MachOBuilder.derEntitlements(Samples.entitlements))
         #expect(signature.hasCMSSignature && !signature.isAdHoc)
-        let plist = try PropertyListSerialization.propertyList(from: Data(try #require(signature.entitlementsXML)), format: nil)
+        let plist = try PropertyListSerialization.propertyList(
+            from: Data(try #require(signature.entitlementsXML)), format: nil)
         #expect((plist as? [String: Any])?["application-identifier"] as? String == "ABCDE12345.com.example.app")
 
         let symbols = try #require(try slice.readSymbolTable(from: &source))
@@ -87,7 +88,9 @@ import TestSupport
         #expect(symbols.debugSymbolCount == 1)
         #expect(!symbols.isTruncated)
         let imports = Dictionary(uniqueKeysWithValues: symbols.imported.map { ($0.name, $0) })
-        #expect(imports["_UIApplicationMain"]?.library == .library(ordinal: 2, path: "/System/Library/Frameworks/UIKit.framework/UIKit"))
+        #expect(
+            imports["_UIApplicationMain"]?.library
+                == .library(ordinal: 2, path: "/System/Library/Frameworks/UIKit.framework/UIKit"))
         #expect(imports["_OptionalThing"]?.isWeak == true)
         #expect(imports["_OptionalThing"]?.library == .library(ordinal: 3, path: "@rpath/Optional.framework/Optional"))
         #expect(imports["_sqlite3_open"]?.library == .library(ordinal: 5, path: "/usr/lib/libsqlite3.dylib"))
@@ -264,7 +267,8 @@ import TestSupport
         #expect(few.isTruncated)
         #expect(few.declaredSymbolCount == 12)
         #expect(few.localSymbolCount + few.debugSymbolCount + few.defined.count + few.imported.count == 4)
-        let shortNames = try #require(try slice.readSymbolTable(from: &source, limits: .init(maximumStringTableBytes: 54)))
+        let shortNames = try #require(
+            try slice.readSymbolTable(from: &source, limits: .init(maximumStringTableBytes: 54)))
         #expect(shortNames.isTruncated)
         #expect(shortNames.unreadNameCount > 0)
         // " \0", three local names, then "_main\0" ends at byte 54; the next names are past the cap.
@@ -282,8 +286,10 @@ import TestSupport
 
         builder.flags |= 0x80
         var twoLevel = InMemoryByteSource(builder.build())
-        let imports = try #require(try MachOFile(reading: &twoLevel).slices.first?.readSymbolTable(from: &twoLevel)?.imported)
-        #expect(imports.map(\.library) == [.library(ordinal: 1, path: "/usr/lib/libSystem.B.dylib"), .invalidOrdinal(40)])
+        let imports = try #require(
+            try MachOFile(reading: &twoLevel).slices.first?.readSymbolTable(from: &twoLevel)?.imported)
+        #expect(
+            imports.map(\.library) == [.library(ordinal: 1, path: "/usr/lib/libSystem.B.dylib"), .invalidOrdinal(40)])
     }
 
     @Test func specialSlotHashesAreReadFromTheRightPlace() throws {
@@ -291,10 +297,14 @@ import TestSupport
         // A stand-in digest that depends on its input, so misplaced slots show.
         builder.codeSignature?.hasher = { type, bytes in
             var hash = [UInt8](repeating: type, count: type == 1 ? 20 : 32)
-            for (index, byte) in bytes.enumerated() { hash[index % hash.count] &+= byte &* UInt8(truncatingIfNeeded: index | 1) }
+            for (index, byte) in bytes.enumerated() {
+                hash[index % hash.count] &+= byte &* UInt8(truncatingIfNeeded: index | 1)
+            }
             return hash
         }
-        builder.codeSignature?.specialSlotHashes = [1: Array(repeating: 0xAA, count: 32), 3: Array(repeating: 0xCC, count: 32)]
+        builder.codeSignature?.specialSlotHashes = [
+            1: Array(repeating: 0xAA, count: 32), 3: Array(repeating: 0xCC, count: 32),
+        ]
         let hasher = try #require(builder.codeSignature?.hasher)
         let bytes = builder.build()
         var source = InMemoryByteSource(bytes)
@@ -304,7 +314,9 @@ import TestSupport
         #expect(sha256.hash(for: .infoPlist) == Array(repeating: 0xAA, count: 32))
         #expect(sha256.hash(for: .resourceDirectory) == Array(repeating: 0xCC, count: 32))
         #expect(sha256.hash(for: .application) == Array(repeating: 0, count: 32))
-        let xmlBlob = [0xFA, 0xDE, 0x71, 0x71] + bigEndian(UInt32(8 + (signature.entitlementsXML?.count ?? 0))) + (signature.entitlementsXML ?? [])
+        let xmlBlob =
+            [0xFA, 0xDE, 0x71, 0x71] + bigEndian(UInt32(8 + (signature.entitlementsXML?.count ?? 0)))
+            + (signature.entitlementsXML ?? [])
         #expect(sha256.hash(for: .entitlements) == hasher(2, xmlBlob))
         let codeLimit = Int(sha256.codeLimit)
         #expect(sha256.codeSlotCount == (codeLimit + 4095) / 4096)

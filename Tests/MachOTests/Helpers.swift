@@ -74,7 +74,9 @@ enum Samples {
             .init("/usr/lib/libSystem.B.dylib", currentVersion: "1319.0.0"),
             .init("/System/Library/Frameworks/UIKit.framework/UIKit", currentVersion: "7082.1.107"),
             .init("@rpath/Optional.framework/Optional", kind: .weak),
-            .init("@rpath/Umbrella.framework/Umbrella", kind: .reexport, currentVersion: "2.3.4", compatibilityVersion: "2.0.0"),
+            .init(
+                "@rpath/Umbrella.framework/Umbrella", kind: .reexport, currentVersion: "2.3.4",
+                compatibilityVersion: "2.0.0"),
             .init("/usr/lib/libsqlite3.dylib", kind: .lazy, currentVersion: "321.3.0", compatibilityVersion: "9.0.0"),
             .init("@rpath/Cycle.framework/Cycle", kind: .upward),
         ]

@@ -1,5 +1,6 @@
 import FormatSupport
 import TestSupport
+import Testing
 
 /// Malformed Mach-O files, each named for the error code reading it must give. The same list
 /// writes `Tests/Fixtures/macho/hostile/CODE--name.macho` (see `HostileTests.writeFixtures`).
@@ -11,8 +12,6 @@ struct HostileCase: CustomTestStringConvertible, Sendable {
     var fileName: String { "\(code)--\(name).macho" }
     var testDescription: String { fileName }
 }
-
-import Testing
 
 enum HostileCases {
     /// A small signed executable with symbols and C strings, laid out tightly.
@@ -31,7 +30,9 @@ enum HostileCases {
     }
 
     /// `base()` built, then changed by `patch` at offsets from its layout.
-    static func patched(_ builder: MachOBuilder = base(), _ patch: (inout [UInt8], MachOBuilder.Layout) -> Void) -> [UInt8] {
+    static func patched(_ builder: MachOBuilder = base(), _ patch: (inout [UInt8], MachOBuilder.Layout) -> Void)
+        -> [UInt8]
+    {
         var (bytes, layout) = builder.buildWithLayout()
         patch(&bytes, layout)
         return bytes
@@ -94,7 +95,11 @@ enum HostileCases {
         },
         HostileCase(code: "MACHO_LOAD_COMMAND", name: "dylib-name-not-terminated") {
             with {
-                $0.extraCommands = [.init(command: 0xC, payload: [24, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0] + Array("libxxxxx".utf8))]
+                $0.extraCommands = [
+                    .init(
+                        command: 0xC,
+                        payload: [24, 0, 0, 0, 2, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0] + Array("libxxxxx".utf8))
+                ]
             }
         },
         HostileCase(code: "MACHO_LOAD_COMMAND", name: "rpath-offset-into-fixed-fields") {
@@ -104,7 +109,9 @@ enum HostileCases {
             with { $0.extraCommands = [.init(command: 0x1D, payload: [0, 0, 0, 0, 0, 0, 0, 0])] }
         },
         HostileCase(code: "MACHO_LOAD_COMMAND", name: "build-version-ntools-huge") {
-            with { $0.extraCommands = [.init(command: 0x32, payload: [2, 0, 0, 0, 0, 0, 14, 0, 0, 0, 16, 0, 0, 0, 0, 16])] }
+            with {
+                $0.extraCommands = [.init(command: 0x32, payload: [2, 0, 0, 0, 0, 0, 14, 0, 0, 0, 16, 0, 0, 0, 0, 16])]
+            }
         },
         HostileCase(code: "MACHO_LOAD_COMMAND", name: "segment-nsects-huge") {
             patched { bytes, layout in bytes.patchUInt32(at: layout.commands[1].offset + 64, 0x0FFF_FFFF, .little) }
@@ -114,12 +121,16 @@ enum HostileCases {
         },
 
         // Symbol and string tables.
-        HostileCase(code: "MACHO_SYMBOL_TABLE", name: "nsyms-2-to-the-31") { with { $0.symbolCountOverride = 0x8000_0000 } },
+        HostileCase(code: "MACHO_SYMBOL_TABLE", name: "nsyms-2-to-the-31") {
+            with { $0.symbolCountOverride = 0x8000_0000 }
+        },
         HostileCase(code: "MACHO_SYMBOL_TABLE", name: "symoff-past-slice") {
             patched { bytes, layout in bytes.patchUInt32(at: (layout.offset(of: 0x2) ?? 0) + 8, 0xFFFF_FF00, .little) }
         },
         HostileCase(code: "MACHO_SYMBOL_TABLE", name: "stroff-past-slice") {
-            patched { bytes, layout in bytes.patchUInt32(at: (layout.offset(of: 0x2) ?? 0) + 16, UInt32(bytes.count), .little) }
+            patched { bytes, layout in
+                bytes.patchUInt32(at: (layout.offset(of: 0x2) ?? 0) + 16, UInt32(bytes.count), .little)
+            }
         },
         HostileCase(code: "MACHO_SYMBOL_TABLE", name: "string-offset-past-table") {
             patched { bytes, layout in bytes.patchUInt32(at: layout.symbolTableOffset + 16, 0x7FFF_FFFF, .little) }
@@ -130,7 +141,9 @@ enum HostileCases {
 
         // The code signature.
         HostileCase(code: "MACHO_SIGNATURE", name: "dataoff-past-slice") {
-            patched { bytes, layout in bytes.patchUInt32(at: (layout.offset(of: 0x1D) ?? 0) + 8, UInt32(bytes.count - 8), .little) }
+            patched { bytes, layout in
+                bytes.patchUInt32(at: (layout.offset(of: 0x1D) ?? 0) + 8, UInt32(bytes.count - 8), .little)
+            }
         },
         HostileCase(code: "MACHO_SIGNATURE", name: "superblob-bad-magic") {
             patched { bytes, layout in bytes.patchUInt32(at: layout.codeSignatureOffset, 0xFADE_0C02, .big) }
@@ -161,10 +174,12 @@ enum HostileCases {
             }
         },
         HostileCase(code: "MACHO_SIGNATURE", name: "code-directory-identifier-past-blob") {
-            patched { bytes, layout in bytes.patchUInt32(at: codeDirectoryOffset(bytes, layout) + 20, 0x00FF_FFFF, .big) }
+            patched { bytes, layout in bytes.patchUInt32(at: codeDirectoryOffset(bytes, layout) + 20, 0x00FF_FFFF, .big)
+            }
         },
         HostileCase(code: "MACHO_SIGNATURE", name: "code-directory-hashes-past-blob") {
-            patched { bytes, layout in bytes.patchUInt32(at: codeDirectoryOffset(bytes, layout) + 28, 0x4000_0000, .big) }
+            patched { bytes, layout in bytes.patchUInt32(at: codeDirectoryOffset(bytes, layout) + 28, 0x4000_0000, .big)
+            }
         },
         HostileCase(code: "MACHO_SIGNATURE", name: "code-directory-special-slots-into-header") {
             patched { bytes, layout in bytes.patchUInt32(at: codeDirectoryOffset(bytes, layout) + 24, 1000, .big) }
@@ -173,15 +188,21 @@ enum HostileCases {
         // Sections.
         HostileCase(code: "MACHO_SECTION", name: "cstring-offset-past-slice") {
             // __TEXT is command 1; its second section (__cstring) starts at 72 + 80, offset field +48.
-            patched { bytes, layout in bytes.patchUInt32(at: layout.commands[1].offset + 72 + 80 + 48, 0xFFFF_0000, .little) }
+            patched { bytes, layout in
+                bytes.patchUInt32(at: layout.commands[1].offset + 72 + 80 + 48, 0xFFFF_0000, .little)
+            }
         },
 
         // Fat headers.
-        HostileCase(code: "MACHO_FAT_HEADER", name: "fat-no-architectures") { [0xCA, 0xFE, 0xBA, 0xBE, 0, 0, 0, 0] + Array(repeating: 0, count: 24) },
+        HostileCase(code: "MACHO_FAT_HEADER", name: "fat-no-architectures") {
+            [0xCA, 0xFE, 0xBA, 0xBE, 0, 0, 0, 0] + Array(repeating: 0, count: 24)
+        },
         HostileCase(code: "MACHO_FAT_HEADER", name: "fat-too-many-architectures") {
             [0xCA, 0xFE, 0xBA, 0xBF, 0, 0, 0, 33] + Array(repeating: 0, count: 33 * 32)
         },
-        HostileCase(code: "MACHO_FAT_HEADER", name: "fat-duplicate-architecture") { MachOBuilder.fat([slice(), slice()]) },
+        HostileCase(code: "MACHO_FAT_HEADER", name: "fat-duplicate-architecture") {
+            MachOBuilder.fat([slice(), slice()])
+        },
         HostileCase(code: "MACHO_FAT_HEADER", name: "fat-header-names-other-cpu") {
             var entry = slice()
             entry.cpuType = 12
@@ -190,7 +211,9 @@ enum HostileCases {
         },
         HostileCase(code: "MACHO_FAT_HEADER", name: "fat-nested") {
             let inner = MachOBuilder.fat([slice()])
-            return MachOBuilder.fat([MachOBuilder.FatSlice(bytes: inner, cpuType: 0x0100_000C, cpuSubtype: 0, alignment: 4)])
+            return MachOBuilder.fat([
+                MachOBuilder.FatSlice(bytes: inner, cpuType: 0x0100_000C, cpuSubtype: 0, alignment: 4)
+            ])
         },
         HostileCase(code: "MACHO_FAT_OVERLAP", name: "fat-slices-overlap") {
             var second = slice()
@@ -212,6 +235,8 @@ enum HostileCases {
             entry.offsetOverride = 1 << 63
             return MachOBuilder.fat([entry], fat64: true)
         },
-        HostileCase(code: "MACHO_TRUNCATED", name: "fat-table-cut-short") { Array(MachOBuilder.fat([slice(), slice(armv7())]).prefix(30)) },
+        HostileCase(code: "MACHO_TRUNCATED", name: "fat-table-cut-short") {
+            Array(MachOBuilder.fat([slice(), slice(armv7())]).prefix(30))
+        },
     ]
 }

@@ -1,7 +1,7 @@
-import Foundation
 import FormatSupport
-import Testing
+import Foundation
 import TestSupport
+import Testing
 
 @testable import MachO
 
@@ -25,7 +25,9 @@ import TestSupport
     @Test(.disabled(if: ProcessInfo.processInfo.environment["IPAWRAP_WRITE_FIXTURES"] == "1", "being rewritten"))
     func committedFixturesMatchTheCatalogue() throws {
         let directory = Fixtures.url("macho/hostile")
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".macho") }
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasSuffix(".macho")
+        }
         #expect(Set(names) == Set(HostileCases.all.map(\.fileName)), "regenerate with IPAWRAP_WRITE_FIXTURES=1")
         for name in names {
             let bytes = try Fixtures.bytes("macho/hostile/\(name)")
@@ -52,7 +54,8 @@ import TestSupport
         bigEndian.byteOrder = .big
         bigEndian.is64Bit = false
         bigEndian.cpuType = 18
-        let bytes = fat
+        let bytes =
+            fat
             ? MachOBuilder.fat([HostileCases.slice(HostileCases.armv7()), HostileCases.slice()], fat64: true)
             : bigEndian.build()
         try readEverything(bytes)

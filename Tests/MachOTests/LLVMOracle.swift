@@ -17,7 +17,8 @@ enum LLVMOracle {
         // Only a build that understands Mach-O is useful: probe it on the fat fixture.
         let probe = Fixtures.path("isign/Test.app/isignTestApp")
         for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate) {
-            let arguments = tool == "llvm-nm" ? ["--arch=arm64", probe] : ["--macho", "--dylibs-used", "--arch=arm64", probe]
+            let arguments =
+                tool == "llvm-nm" ? ["--arch=arm64", probe] : ["--macho", "--dylibs-used", "--arch=arm64", probe]
             if let output = try? run(candidate, arguments), output.status == 0, !output.stdout.isEmpty {
                 return candidate
             }

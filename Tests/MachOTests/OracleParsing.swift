@@ -18,7 +18,9 @@ enum OracleParsing {
             let fields = line[open.upperBound...].dropLast().components(separatedBy: ", ")
             guard fields.count >= 2 else { return nil }
             let current = fields[1].replacingOccurrences(of: "current version ", with: "")
-            return Dylib(path: path, compatibilityVersion: fields[0], currentVersion: current, kind: fields.count > 2 ? fields[2] : "")
+            return Dylib(
+                path: path, compatibilityVersion: fields[0], currentVersion: current,
+                kind: fields.count > 2 ? fields[2] : "")
         }
     }
 

@@ -53,7 +53,9 @@ public struct MachOBuilder: Sendable {
         public var currentVersion: String
         public var compatibilityVersion: String
 
-        public init(_ path: String, kind: Kind = .load, currentVersion: String = "1.0.0", compatibilityVersion: String = "1.0.0") {
+        public init(
+            _ path: String, kind: Kind = .load, currentVersion: String = "1.0.0", compatibilityVersion: String = "1.0.0"
+        ) {
             self.kind = kind
             self.path = path
             self.currentVersion = currentVersion
@@ -289,95 +291,131 @@ public struct MachOBuilder: Sendable {
 
             let textVM: UInt64 = fileType == 2 ? (is64Bit ? 0x1_0000_0000 : 0x4000) : 0
             if fileType == 2 {
-                segment(command: command, name: "__PAGEZERO", vmAddress: 0, vmSize: textVM, fileOffset: 0, fileSize: 0, protection: (0, 0), sections: [])
+                segment(
+                    command: command, name: "__PAGEZERO", vmAddress: 0, vmSize: textVM, fileOffset: 0, fileSize: 0,
+                    protection: (0, 0), sections: [])
             }
             var textSections: [SectionSpec] = [
-                SectionSpec(name: "__text", address: textVM + UInt64(plan.textOffset), size: UInt64(code.count), offset: plan.textOffset, alignLog2: 2, flags: 0x8000_0400)
+                SectionSpec(
+                    name: "__text", address: textVM + UInt64(plan.textOffset), size: UInt64(code.count),
+                    offset: plan.textOffset, alignLog2: 2, flags: 0x8000_0400)
             ]
             if !cStringBytes.isEmpty {
                 textSections.append(
-                    SectionSpec(name: "__cstring", address: textVM + UInt64(plan.cStringOffset), size: UInt64(cStringBytes.count), offset: plan.cStringOffset, alignLog2: 0, flags: 0x2))
+                    SectionSpec(
+                        name: "__cstring", address: textVM + UInt64(plan.cStringOffset),
+                        size: UInt64(cStringBytes.count), offset: plan.cStringOffset, alignLog2: 0, flags: 0x2))
             }
-            segment(command: command, name: "__TEXT", vmAddress: textVM, vmSize: UInt64(alignUp(plan.textSegmentEnd, 0x4000)), fileOffset: 0, fileSize: UInt64(plan.textSegmentEnd), protection: (5, 5), sections: textSections)
+            segment(
+                command: command, name: "__TEXT", vmAddress: textVM,
+                vmSize: UInt64(alignUp(plan.textSegmentEnd, 0x4000)), fileOffset: 0,
+                fileSize: UInt64(plan.textSegmentEnd), protection: (5, 5), sections: textSections)
             let linkeditSize = plan.fileEnd - plan.textSegmentEnd
-            segment(command: command, name: "__LINKEDIT", vmAddress: textVM + UInt64(alignUp(plan.textSegmentEnd, 0x4000)), vmSize: UInt64(alignUp(linkeditSize, 0x4000)), fileOffset: UInt64(plan.textSegmentEnd), fileSize: UInt64(linkeditSize), protection: (1, 1), sections: [])
+            segment(
+                command: command, name: "__LINKEDIT", vmAddress: textVM + UInt64(alignUp(plan.textSegmentEnd, 0x4000)),
+                vmSize: UInt64(alignUp(linkeditSize, 0x4000)), fileOffset: UInt64(plan.textSegmentEnd),
+                fileSize: UInt64(linkeditSize), protection: (1, 1), sections: [])
 
             if let installName {
                 command(0xD, dylibBody(installName))
             }
             if let dylinker {
-                command(0xE, { writer in writer.u32(12); writer.bytes(Array(dylinker.utf8) + [0]) })
+                command(
+                    0xE,
+                    { writer in
+                        writer.u32(12)
+                        writer.bytes(Array(dylinker.utf8) + [0])
+                    })
             }
             if let uuid {
                 command(0x1B, { $0.bytes(uuid) })
             }
             switch version {
             case .buildVersion(let platform, let minOS, let sdk, let tools):
-                command(0x32, { writer in
-                    writer.u32(platform)
-                    writer.u32(Self.version(minOS))
-                    writer.u32(Self.version(sdk))
-                    writer.u32(UInt32(tools.count))
-                    for tool in tools {
-                        writer.u32(tool.tool)
-                        writer.u32(Self.version(tool.version))
-                    }
-                })
+                command(
+                    0x32,
+                    { writer in
+                        writer.u32(platform)
+                        writer.u32(Self.version(minOS))
+                        writer.u32(Self.version(sdk))
+                        writer.u32(UInt32(tools.count))
+                        for tool in tools {
+                            writer.u32(tool.tool)
+                            writer.u32(Self.version(tool.version))
+                        }
+                    })
             case .versionMin(let cmd, let minOS, let sdk):
-                command(cmd, { writer in
-                    writer.u32(Self.version(minOS))
-                    writer.u32(Self.version(sdk))
-                })
+                command(
+                    cmd,
+                    { writer in
+                        writer.u32(Self.version(minOS))
+                        writer.u32(Self.version(sdk))
+                    })
             case nil:
                 break
             }
             if fileType == 2 && includeMain {
-                command(0x8000_0028, { writer in
-                    writer.u64(UInt64(plan.textOffset))
-                    writer.u64(0)
-                })
+                command(
+                    0x8000_0028,
+                    { writer in
+                        writer.u64(UInt64(plan.textOffset))
+                        writer.u64(0)
+                    })
             }
             if let encryption {
                 let offset = encryption.offset ?? UInt32(plan.textOffset)
                 let size = encryption.size ?? UInt32(plan.textSegmentEnd - plan.textOffset)
-                command(is64Bit ? 0x2C : 0x21, { writer in
-                    writer.u32(offset)
-                    writer.u32(size)
-                    writer.u32(encryption.cryptID)
-                    if is64Bit { writer.u32(0) }
-                })
+                command(
+                    is64Bit ? 0x2C : 0x21,
+                    { writer in
+                        writer.u32(offset)
+                        writer.u32(size)
+                        writer.u32(encryption.cryptID)
+                        if is64Bit { writer.u32(0) }
+                    })
             }
             for dylib in dylibs {
                 command(dylib.kind.rawValue, dylibBody(dylib))
             }
             for rpath in rpaths {
-                command(0x8000_001C, { writer in writer.u32(12); writer.bytes(Array(rpath.utf8) + [0]) })
+                command(
+                    0x8000_001C,
+                    { writer in
+                        writer.u32(12)
+                        writer.bytes(Array(rpath.utf8) + [0])
+                    })
             }
             if !orderedSymbols.isEmpty {
-                command(0x2, { writer in
-                    writer.u32(UInt32(plan.symbolTableOffset))
-                    writer.u32(symbolCountOverride ?? UInt32(orderedSymbols.count))
-                    writer.u32(UInt32(plan.stringTableOffset))
-                    writer.u32(UInt32(strings.count))
-                })
-                command(0xB, { writer in
-                    writer.u32(0)
-                    writer.u32(UInt32(locals.count))
-                    writer.u32(UInt32(locals.count))
-                    writer.u32(UInt32(externals.count))
-                    writer.u32(UInt32(locals.count + externals.count))
-                    writer.u32(UInt32(undefined.count))
-                    for _ in 0..<12 { writer.u32(0) }
-                })
+                command(
+                    0x2,
+                    { writer in
+                        writer.u32(UInt32(plan.symbolTableOffset))
+                        writer.u32(symbolCountOverride ?? UInt32(orderedSymbols.count))
+                        writer.u32(UInt32(plan.stringTableOffset))
+                        writer.u32(UInt32(strings.count))
+                    })
+                command(
+                    0xB,
+                    { writer in
+                        writer.u32(0)
+                        writer.u32(UInt32(locals.count))
+                        writer.u32(UInt32(locals.count))
+                        writer.u32(UInt32(externals.count))
+                        writer.u32(UInt32(locals.count + externals.count))
+                        writer.u32(UInt32(undefined.count))
+                        for _ in 0..<12 { writer.u32(0) }
+                    })
             }
             for raw in extraCommands {
                 command(raw.command, { $0.bytes(raw.payload) }, cmdsize: raw.cmdsize)
             }
             if codeSignature != nil {
-                command(0x1D, { writer in
-                    writer.u32(UInt32(plan.codeSignatureOffset))
-                    writer.u32(UInt32(plan.codeSignatureSize))
-                })
+                command(
+                    0x1D,
+                    { writer in
+                        writer.u32(UInt32(plan.codeSignatureOffset))
+                        writer.u32(UInt32(plan.codeSignatureSize))
+                    })
             }
 
             let commandBytes = writer.data
@@ -490,43 +528,45 @@ public struct MachOBuilder: Sendable {
         protection: (Int32, Int32), sections: [SectionSpec]
     ) {
         let is64Bit = self.is64Bit
-        command(is64Bit ? 0x19 : 0x1, { writer in
-            writer.fixedName(name)
-            if is64Bit {
-                writer.u64(vmAddress)
-                writer.u64(vmSize)
-                writer.u64(fileOffset)
-                writer.u64(fileSize)
-            } else {
-                writer.u32(UInt32(truncatingIfNeeded: vmAddress))
-                writer.u32(UInt32(truncatingIfNeeded: vmSize))
-                writer.u32(UInt32(truncatingIfNeeded: fileOffset))
-                writer.u32(UInt32(truncatingIfNeeded: fileSize))
-            }
-            writer.u32(UInt32(bitPattern: protection.0))
-            writer.u32(UInt32(bitPattern: protection.1))
-            writer.u32(UInt32(sections.count))
-            writer.u32(0)
-            for section in sections {
-                writer.fixedName(section.name)
+        command(
+            is64Bit ? 0x19 : 0x1,
+            { writer in
                 writer.fixedName(name)
                 if is64Bit {
-                    writer.u64(section.address)
-                    writer.u64(section.size)
+                    writer.u64(vmAddress)
+                    writer.u64(vmSize)
+                    writer.u64(fileOffset)
+                    writer.u64(fileSize)
                 } else {
-                    writer.u32(UInt32(truncatingIfNeeded: section.address))
-                    writer.u32(UInt32(truncatingIfNeeded: section.size))
+                    writer.u32(UInt32(truncatingIfNeeded: vmAddress))
+                    writer.u32(UInt32(truncatingIfNeeded: vmSize))
+                    writer.u32(UInt32(truncatingIfNeeded: fileOffset))
+                    writer.u32(UInt32(truncatingIfNeeded: fileSize))
                 }
-                writer.u32(UInt32(section.offset))
-                writer.u32(section.alignLog2)
-                writer.u32(0)  // reloff
-                writer.u32(0)  // nreloc
-                writer.u32(section.flags)
+                writer.u32(UInt32(bitPattern: protection.0))
+                writer.u32(UInt32(bitPattern: protection.1))
+                writer.u32(UInt32(sections.count))
                 writer.u32(0)
-                writer.u32(0)
-                if is64Bit { writer.u32(0) }
-            }
-        }, nil)
+                for section in sections {
+                    writer.fixedName(section.name)
+                    writer.fixedName(name)
+                    if is64Bit {
+                        writer.u64(section.address)
+                        writer.u64(section.size)
+                    } else {
+                        writer.u32(UInt32(truncatingIfNeeded: section.address))
+                        writer.u32(UInt32(truncatingIfNeeded: section.size))
+                    }
+                    writer.u32(UInt32(section.offset))
+                    writer.u32(section.alignLog2)
+                    writer.u32(0)  // reloff
+                    writer.u32(0)  // nreloc
+                    writer.u32(section.flags)
+                    writer.u32(0)
+                    writer.u32(0)
+                    if is64Bit { writer.u32(0) }
+                }
+            }, nil)
     }
 
     private func dylibBody(_ dylib: Dylib) -> (inout ByteWriter) -> Void {

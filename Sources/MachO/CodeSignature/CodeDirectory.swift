@@ -143,7 +143,8 @@ public struct CodeDirectory: Sendable, Equatable {
         guard bytes.count >= headerSize else {
             throw MachOError(
                 .signature,
-                "the CodeDirectory (version 0x\(hex(version))) is \(bytes.count) bytes, shorter than its \(headerSize)-byte header")
+                "the CodeDirectory (version 0x\(hex(version))) is \(bytes.count) bytes, shorter than its \(headerSize)-byte header"
+            )
         }
         var team: String?
         if version >= 0x20200 {
@@ -167,12 +168,14 @@ public struct CodeDirectory: Sendable, Equatable {
             throw MachOError(.signature, "the CodeDirectory hash size is \(hashSize) bytes")
         }
         let available = bytes.count
-        guard hashOffset >= headerSize, hashOffset <= available, specialSlotCount <= (hashOffset - headerSize) / hashSize,
+        guard hashOffset >= headerSize, hashOffset <= available,
+            specialSlotCount <= (hashOffset - headerSize) / hashSize,
             codeSlotCount <= (available - hashOffset) / hashSize
         else {
             throw MachOError(
                 .signature,
-                "the CodeDirectory's \(specialSlotCount) special and \(codeSlotCount) code slots at offset \(hashOffset) do not fit in its \(available) bytes")
+                "the CodeDirectory's \(specialSlotCount) special and \(codeSlotCount) code slots at offset \(hashOffset) do not fit in its \(available) bytes"
+            )
         }
         self.hashOffset = hashOffset
         self.specialSlotCount = specialSlotCount

@@ -97,14 +97,16 @@ public struct EmbeddedSignature: Sendable, Equatable {
             guard offset >= indexEnd, offset <= length - 8 else {
                 throw MachOError(
                     .signature,
-                    "blob \(index) (slot 0x\(hex(slot))) starts at offset \(offset), outside the SuperBlob's \(indexEnd)..<\(length) data")
+                    "blob \(index) (slot 0x\(hex(slot))) starts at offset \(offset), outside the SuperBlob's \(indexEnd)..<\(length) data"
+                )
             }
             let blobMagic = try field(offset)
             let blobLength = Int(try field(offset + 4))
             guard blobLength >= 8, blobLength <= length - offset else {
                 throw MachOError(
                     .signature,
-                    "blob \(index) (slot 0x\(hex(slot))) has length \(blobLength), which runs past the \(length)-byte SuperBlob")
+                    "blob \(index) (slot 0x\(hex(slot))) has length \(blobLength), which runs past the \(length)-byte SuperBlob"
+                )
             }
             blobs.append(Blob(slot: slot, magic: blobMagic, offset: offset, length: blobLength))
         }
@@ -117,7 +119,8 @@ public struct EmbeddedSignature: Sendable, Equatable {
             guard blob.magic == magic else {
                 throw MachOError(
                     .signature,
-                    "slot 0x\(hex(blob.slot)) should hold the \(what) (magic 0x\(hex(magic))) but has magic 0x\(hex(blob.magic))")
+                    "slot 0x\(hex(blob.slot)) should hold the \(what) (magic 0x\(hex(magic))) but has magic 0x\(hex(blob.magic))"
+                )
             }
         }
 
