@@ -165,12 +165,10 @@ import Testing
 
     // MARK: Against llvm-objdump / llvm-nm
 
-    @Test(arguments: [executablePath, dylibPath])
+    @Test(
+        .enabled(if: LLVMOracle.isAvailable, "needs llvm-objdump and llvm-nm that read Mach-O"),
+        arguments: [executablePath, dylibPath])
     func loadCommandsMatchLLVM(_ path: String) throws {
-        guard LLVMOracle.isAvailable else {
-            print("skipped: no llvm-objdump/llvm-nm that reads Mach-O")
-            return
-        }
         let bytes = try Fixtures.bytes(path)
         let file = try MachOFile(bytes: bytes)
         for slice in file.slices {
@@ -178,12 +176,10 @@ import Testing
         }
     }
 
-    @Test(arguments: [executablePath, dylibPath])
+    @Test(
+        .enabled(if: LLVMOracle.isAvailable, "needs llvm-objdump and llvm-nm that read Mach-O"),
+        arguments: [executablePath, dylibPath])
     func symbolsMatchLLVM(_ path: String) throws {
-        guard LLVMOracle.isAvailable else {
-            print("skipped: no llvm-objdump/llvm-nm that reads Mach-O")
-            return
-        }
         let bytes = try Fixtures.bytes(path)
         var source = InMemoryByteSource(bytes)
         let file = try MachOFile(reading: &source)
