@@ -78,20 +78,25 @@ enum HostileCases {
             with { $0.commandsSizeOverride = 0x0200_0000 }
         },
         HostileCase(code: "MACHO_LOAD_COMMANDS", name: "cmdsize-zero") {
-            patched { bytes, layout in bytes.patchUInt32(at: layout.commands[1].offset + 4, 0, .little) }
+            patched { bytes, layout in MachOBuilder.patch(&bytes, uint32: 0, at: layout.commands[1].offset + 4, .little)
+            }
         },
         HostileCase(code: "MACHO_LOAD_COMMANDS", name: "cmdsize-misaligned") {
-            patched { bytes, layout in bytes.patchUInt32(at: layout.commands[0].offset + 4, 76, .little) }
+            patched { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: 76, at: layout.commands[0].offset + 4, .little)
+            }
         },
         HostileCase(code: "MACHO_LOAD_COMMANDS", name: "cmdsize-past-area") {
             patched { bytes, layout in
-                bytes.patchUInt32(at: (layout.commands.last?.offset ?? 0) + 4, 0x1000, .little)
+                MachOBuilder.patch(&bytes, uint32: 0x1000, at: (layout.commands.last?.offset ?? 0) + 4, .little)
             }
         },
 
         // One load command.
         HostileCase(code: "MACHO_LOAD_COMMAND", name: "dylib-name-offset-past-command") {
-            patched { bytes, layout in bytes.patchUInt32(at: (layout.offset(of: 0xC) ?? 0) + 8, 1000, .little) }
+            patched { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: 1000, at: (layout.offset(of: 0xC) ?? 0) + 8, .little)
+            }
         },
         HostileCase(code: "MACHO_LOAD_COMMAND", name: "dylib-name-not-terminated") {
             with {
@@ -103,7 +108,9 @@ enum HostileCases {
             }
         },
         HostileCase(code: "MACHO_LOAD_COMMAND", name: "rpath-offset-into-fixed-fields") {
-            patched { bytes, layout in bytes.patchUInt32(at: (layout.offset(of: 0x8000_001C) ?? 0) + 8, 4, .little) }
+            patched { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: 4, at: (layout.offset(of: 0x8000_001C) ?? 0) + 8, .little)
+            }
         },
         HostileCase(code: "MACHO_LOAD_COMMAND", name: "duplicate-code-signature") {
             with { $0.extraCommands = [.init(command: 0x1D, payload: [0, 0, 0, 0, 0, 0, 0, 0])] }
@@ -114,7 +121,9 @@ enum HostileCases {
             }
         },
         HostileCase(code: "MACHO_LOAD_COMMAND", name: "segment-nsects-huge") {
-            patched { bytes, layout in bytes.patchUInt32(at: layout.commands[1].offset + 64, 0x0FFF_FFFF, .little) }
+            patched { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: 0x0FFF_FFFF, at: layout.commands[1].offset + 64, .little)
+            }
         },
         HostileCase(code: "MACHO_LOAD_COMMAND", name: "uuid-command-too-small") {
             with { $0.extraCommands = [.init(command: 0x1B, payload: Array(repeating: 0xAB, count: 8))] }
@@ -125,71 +134,91 @@ enum HostileCases {
             with { $0.symbolCountOverride = 0x8000_0000 }
         },
         HostileCase(code: "MACHO_SYMBOL_TABLE", name: "symoff-past-slice") {
-            patched { bytes, layout in bytes.patchUInt32(at: (layout.offset(of: 0x2) ?? 0) + 8, 0xFFFF_FF00, .little) }
+            patched { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: 0xFFFF_FF00, at: (layout.offset(of: 0x2) ?? 0) + 8, .little)
+            }
         },
         HostileCase(code: "MACHO_SYMBOL_TABLE", name: "stroff-past-slice") {
             patched { bytes, layout in
-                bytes.patchUInt32(at: (layout.offset(of: 0x2) ?? 0) + 16, UInt32(bytes.count), .little)
+                MachOBuilder.patch(&bytes, uint32: UInt32(bytes.count), at: (layout.offset(of: 0x2) ?? 0) + 16, .little)
             }
         },
         HostileCase(code: "MACHO_SYMBOL_TABLE", name: "string-offset-past-table") {
-            patched { bytes, layout in bytes.patchUInt32(at: layout.symbolTableOffset + 16, 0x7FFF_FFFF, .little) }
+            patched { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: 0x7FFF_FFFF, at: layout.symbolTableOffset + 16, .little)
+            }
         },
         HostileCase(code: "MACHO_SYMBOL_TABLE", name: "name-not-terminated") {
-            patched { bytes, layout in bytes.patchUInt32(at: (layout.offset(of: 0x2) ?? 0) + 20, 5, .little) }
+            patched { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: 5, at: (layout.offset(of: 0x2) ?? 0) + 20, .little)
+            }
         },
 
         // The code signature.
         HostileCase(code: "MACHO_SIGNATURE", name: "dataoff-past-slice") {
             patched { bytes, layout in
-                bytes.patchUInt32(at: (layout.offset(of: 0x1D) ?? 0) + 8, UInt32(bytes.count - 8), .little)
+                MachOBuilder.patch(
+                    &bytes, uint32: UInt32(bytes.count - 8), at: (layout.offset(of: 0x1D) ?? 0) + 8, .little)
             }
         },
         HostileCase(code: "MACHO_SIGNATURE", name: "superblob-bad-magic") {
-            patched { bytes, layout in bytes.patchUInt32(at: layout.codeSignatureOffset, 0xFADE_0C02, .big) }
+            patched { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: 0xFADE_0C02, at: layout.codeSignatureOffset, .big)
+            }
         },
         HostileCase(code: "MACHO_SIGNATURE", name: "superblob-count-past-blob") {
-            patched { bytes, layout in bytes.patchUInt32(at: layout.codeSignatureOffset + 8, 1000, .big) }
+            patched { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: 1000, at: layout.codeSignatureOffset + 8, .big)
+            }
         },
         HostileCase(code: "MACHO_SIGNATURE", name: "superblob-length-past-data") {
-            patched { bytes, layout in bytes.patchUInt32(at: layout.codeSignatureOffset + 4, 0x7FFF_FFFF, .big) }
+            patched { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: 0x7FFF_FFFF, at: layout.codeSignatureOffset + 4, .big)
+            }
         },
         HostileCase(code: "MACHO_SIGNATURE", name: "blob-offset-past-superblob") {
-            patched { bytes, layout in bytes.patchUInt32(at: layout.codeSignatureOffset + 16, 0xFFFF_FFF0, .big) }
+            patched { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: 0xFFFF_FFF0, at: layout.codeSignatureOffset + 16, .big)
+            }
         },
         HostileCase(code: "MACHO_SIGNATURE", name: "blob-length-past-superblob") {
             patched { bytes, layout in
-                bytes.patchUInt32(at: codeDirectoryOffset(bytes, layout) + 4, 0x0100_0000, .big)
+                MachOBuilder.patch(&bytes, uint32: 0x0100_0000, at: codeDirectoryOffset(bytes, layout) + 4, .big)
             }
         },
         HostileCase(code: "MACHO_SIGNATURE", name: "duplicate-slot") {
             // Make the requirements entry (index 1) claim slot 0 again.
-            patched { bytes, layout in bytes.patchUInt32(at: layout.codeSignatureOffset + 20, 0, .big) }
+            patched { bytes, layout in MachOBuilder.patch(&bytes, uint32: 0, at: layout.codeSignatureOffset + 20, .big)
+            }
         },
         HostileCase(code: "MACHO_SIGNATURE", name: "slot-magic-mismatch") {
             // Slot 2 now points at the CodeDirectory.
             patched { bytes, layout in
                 let directory = UInt32(codeDirectoryOffset(bytes, layout) - layout.codeSignatureOffset)
-                bytes.patchUInt32(at: layout.codeSignatureOffset + 24, directory, .big)
+                MachOBuilder.patch(&bytes, uint32: directory, at: layout.codeSignatureOffset + 24, .big)
             }
         },
         HostileCase(code: "MACHO_SIGNATURE", name: "code-directory-identifier-past-blob") {
-            patched { bytes, layout in bytes.patchUInt32(at: codeDirectoryOffset(bytes, layout) + 20, 0x00FF_FFFF, .big)
+            patched { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: 0x00FF_FFFF, at: codeDirectoryOffset(bytes, layout) + 20, .big)
             }
         },
         HostileCase(code: "MACHO_SIGNATURE", name: "code-directory-hashes-past-blob") {
-            patched { bytes, layout in bytes.patchUInt32(at: codeDirectoryOffset(bytes, layout) + 28, 0x4000_0000, .big)
+            patched { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: 0x4000_0000, at: codeDirectoryOffset(bytes, layout) + 28, .big)
             }
         },
         HostileCase(code: "MACHO_SIGNATURE", name: "code-directory-special-slots-into-header") {
-            patched { bytes, layout in bytes.patchUInt32(at: codeDirectoryOffset(bytes, layout) + 24, 1000, .big) }
+            patched { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: 1000, at: codeDirectoryOffset(bytes, layout) + 24, .big)
+            }
         },
 
         // Sections.
         HostileCase(code: "MACHO_SECTION", name: "cstring-offset-past-slice") {
             // __TEXT is command 1; its second section (__cstring) starts at 72 + 80, offset field +48.
             patched { bytes, layout in
-                bytes.patchUInt32(at: layout.commands[1].offset + 72 + 80 + 48, 0xFFFF_0000, .little)
+                MachOBuilder.patch(&bytes, uint32: 0xFFFF_0000, at: layout.commands[1].offset + 72 + 80 + 48, .little)
             }
         },
 

@@ -86,7 +86,7 @@ import Testing
                     bytes[at] = UInt8(truncatingIfNeeded: random.next())
                 } else {
                     let value = interesting[Int(random.next() % UInt64(interesting.count))]
-                    bytes.patchUInt32(at: at & ~3, value, random.next() % 2 == 0 ? .big : .little)
+                    MachOBuilder.patch(&bytes, uint32: value, at: at & ~3, random.next() % 2 == 0 ? .big : .little)
                 }
             }
             if let code = firstErrorCode(bytes) {
@@ -120,7 +120,9 @@ import Testing
             #expect(error.description.hasPrefix("armv7 slice: "))
         }
         var source = InMemoryByteSource(
-            HostileCases.patched { bytes, layout in bytes.patchUInt32(at: layout.codeSignatureOffset + 8, 1000, .big) })
+            HostileCases.patched { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: 1000, at: layout.codeSignatureOffset + 8, .big)
+            })
         let slice = try #require(try MachOFile(reading: &source).slices.first)
         #expect(throws: MachOError.self) { try slice.readCodeSignature(from: &source) }
         do {

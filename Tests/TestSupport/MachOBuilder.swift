@@ -273,9 +273,9 @@ public struct MachOBuilder: Sendable {
         // measure, then again with the final offsets.
         var plan = Plan()
         for pass in 0..<2 {
-            var writer = ByteWriter(order: order)
+            var writer = Writer(order: order)
             var commands: [(UInt32, Int)] = []
-            func command(_ cmd: UInt32, _ body: (inout ByteWriter) -> Void, cmdsize: UInt32? = nil) {
+            func command(_ cmd: UInt32, _ body: (inout Writer) -> Void, cmdsize: UInt32? = nil) {
                 let start = writer.count
                 commands.append((cmd, headerSize + start))
                 writer.u32(cmd)
@@ -285,7 +285,7 @@ public struct MachOBuilder: Sendable {
                 writer.align(wordAlign)
                 writer.patch32(at: sizeAt, cmdsize ?? UInt32(writer.count - start))
             }
-            func string(_ text: String) -> (inout ByteWriter) -> Void {
+            func string(_ text: String) -> (inout Writer) -> Void {
                 { $0.bytes(Array(text.utf8) + [0]) }
             }
 
@@ -308,12 +308,13 @@ public struct MachOBuilder: Sendable {
             }
             segment(
                 command: command, name: "__TEXT", vmAddress: textVM,
-                vmSize: UInt64(alignUp(plan.textSegmentEnd, 0x4000)), fileOffset: 0,
+                vmSize: UInt64(Self.alignUp(plan.textSegmentEnd, 0x4000)), fileOffset: 0,
                 fileSize: UInt64(plan.textSegmentEnd), protection: (5, 5), sections: textSections)
             let linkeditSize = plan.fileEnd - plan.textSegmentEnd
             segment(
-                command: command, name: "__LINKEDIT", vmAddress: textVM + UInt64(alignUp(plan.textSegmentEnd, 0x4000)),
-                vmSize: UInt64(alignUp(linkeditSize, 0x4000)), fileOffset: UInt64(plan.textSegmentEnd),
+                command: command, name: "__LINKEDIT",
+                vmAddress: textVM + UInt64(Self.alignUp(plan.textSegmentEnd, 0x4000)),
+                vmSize: UInt64(Self.alignUp(linkeditSize, 0x4000)), fileOffset: UInt64(plan.textSegmentEnd),
                 fileSize: UInt64(linkeditSize), protection: (1, 1), sections: [])
 
             if let installName {
@@ -423,17 +424,17 @@ public struct MachOBuilder: Sendable {
                 // Lay out the file now that the command area's size is known.
                 layout.commands = commands
                 layout.commandsEnd = headerSize + commandBytes.count
-                plan.textOffset = alignUp(layout.commandsEnd, 16)
+                plan.textOffset = Self.alignUp(layout.commandsEnd, 16)
                 plan.cStringOffset = plan.textOffset + code.count
                 let textContentEnd = plan.cStringOffset + cStringBytes.count
-                plan.textSegmentEnd = alignUp(textContentEnd, segmentAlignment)
+                plan.textSegmentEnd = Self.alignUp(textContentEnd, segmentAlignment)
                 plan.symbolTableOffset = plan.textSegmentEnd
                 let entrySize = is64Bit ? 16 : 12
                 plan.stringTableOffset = plan.symbolTableOffset + orderedSymbols.count * entrySize
                 var end = plan.stringTableOffset + (orderedSymbols.isEmpty ? 0 : strings.count)
                 if let codeSignature {
-                    plan.codeSignatureOffset = alignUp(end, 16)
-                    plan.codeSignatureSize = alignUp(
+                    plan.codeSignatureOffset = Self.alignUp(end, 16)
+                    plan.codeSignatureSize = Self.alignUp(
                         signatureSize(codeSignature, codeLimit: plan.codeSignatureOffset), 16)
                     end = plan.codeSignatureOffset + plan.codeSignatureSize
                 }
@@ -442,7 +443,7 @@ public struct MachOBuilder: Sendable {
             }
 
             // Second pass: assemble the file.
-            var file = ByteWriter(order: order)
+            var file = Writer(order: order)
             file.u32(is64Bit ? 0xFEED_FACF : 0xFEED_FACE)
             file.u32(UInt32(bitPattern: cpuType))
             file.u32(UInt32(bitPattern: cpuSubtype))
@@ -523,7 +524,7 @@ public struct MachOBuilder: Sendable {
     }
 
     private func segment(
-        command: (UInt32, (inout ByteWriter) -> Void, UInt32?) -> Void,
+        command: (UInt32, (inout Writer) -> Void, UInt32?) -> Void,
         name: String, vmAddress: UInt64, vmSize: UInt64, fileOffset: UInt64, fileSize: UInt64,
         protection: (Int32, Int32), sections: [SectionSpec]
     ) {
@@ -569,7 +570,7 @@ public struct MachOBuilder: Sendable {
             }, nil)
     }
 
-    private func dylibBody(_ dylib: Dylib) -> (inout ByteWriter) -> Void {
+    private func dylibBody(_ dylib: Dylib) -> (inout Writer) -> Void {
         { writer in
             writer.u32(24)
             writer.u32(2)
@@ -665,7 +666,7 @@ public struct MachOBuilder: Sendable {
         if let cms = cmsBlob(signature) { entries.append((0x10000, cms)) }
         entries.sort { $0.slot < $1.slot }
 
-        var writer = ByteWriter(order: .big)
+        var writer = Writer(order: .big)
         let total = 12 + entries.reduce(0) { $0 + 8 + $1.blob.count }
         writer.u32(0xFADE_0CC0)
         writer.u32(UInt32(total))
@@ -700,7 +701,7 @@ public struct MachOBuilder: Sendable {
         let hashOffset = headerSize + tail.count + specialSlots * hashSize
         let length = hashOffset + codeSlots * hashSize
 
-        var writer = ByteWriter(order: .big)
+        var writer = Writer(order: .big)
         writer.u32(0xFADE_0C02)
         writer.u32(UInt32(length))
         writer.u32(signature.version)
@@ -750,7 +751,7 @@ public struct MachOBuilder: Sendable {
     }
 
     private func bigEndianBlob(_ magic: UInt32, _ payload: [UInt8]) -> [UInt8] {
-        var writer = ByteWriter(order: .big)
+        var writer = Writer(order: .big)
         writer.u32(magic)
         writer.u32(UInt32(8 + payload.count))
         writer.bytes(payload)
@@ -858,12 +859,12 @@ extension MachOBuilder {
     /// A universal file: `0xCAFEBABE` with 20-byte entries, or `0xCAFEBABF` (`fat64`) with
     /// 32-byte entries, each slice at the next offset aligned to its `alignment`.
     public static func fat(_ slices: [FatSlice], fat64: Bool = false) -> [UInt8] {
-        var writer = ByteWriter(order: .big)
+        var writer = Writer(order: .big)
         let entrySize = fat64 ? 32 : 20
         var offsets: [Int] = []
         var next = 8 + slices.count * entrySize
         for slice in slices {
-            let offset = alignUp(next, 1 << Int(slice.alignment))
+            let offset = Self.alignUp(next, 1 << Int(slice.alignment))
             offsets.append(offset)
             next = offset + slice.bytes.count
         }
@@ -895,71 +896,73 @@ extension MachOBuilder {
 
 // MARK: - Byte patching for hostile variants
 
-extension Array where Element == UInt8 {
-    /// Overwrites the 4 bytes at `offset` with `value` in `order`.
-    public mutating func patchUInt32(at offset: Int, _ value: UInt32, _ order: Endianness) {
+extension MachOBuilder {
+    /// Overwrites the 4 bytes at `offset` of `bytes` with `value` in `order`.
+    public static func patch(_ bytes: inout [UInt8], uint32 value: UInt32, at offset: Int, _ order: Endianness) {
         for index in 0..<4 {
             let shift = order == .big ? (3 - index) * 8 : index * 8
-            self[offset + index] = UInt8(truncatingIfNeeded: value >> UInt32(shift))
+            bytes[offset + index] = UInt8(truncatingIfNeeded: value >> UInt32(shift))
         }
     }
 
-    /// Overwrites the 8 bytes at `offset` with `value` in `order`.
-    public mutating func patchUInt64(at offset: Int, _ value: UInt64, _ order: Endianness) {
+    /// Overwrites the 8 bytes at `offset` of `bytes` with `value` in `order`.
+    public static func patch(_ bytes: inout [UInt8], uint64 value: UInt64, at offset: Int, _ order: Endianness) {
         for index in 0..<8 {
             let shift = order == .big ? (7 - index) * 8 : index * 8
-            self[offset + index] = UInt8(truncatingIfNeeded: value >> UInt64(shift))
+            bytes[offset + index] = UInt8(truncatingIfNeeded: value >> UInt64(shift))
         }
     }
 }
 
-/// Appends integers in one byte order.
-struct ByteWriter {
-    let order: Endianness
-    private(set) var data: [UInt8] = []
+extension MachOBuilder {
+    /// Appends integers in one byte order.
+    fileprivate struct Writer {
+        let order: Endianness
+        private(set) var data: [UInt8] = []
 
-    init(order: Endianness) {
-        self.order = order
-    }
+        init(order: Endianness) {
+            self.order = order
+        }
 
-    var count: Int { data.count }
+        var count: Int { data.count }
 
-    mutating func u8(_ value: UInt8) { data.append(value) }
+        mutating func u8(_ value: UInt8) { data.append(value) }
 
-    mutating func u16(_ value: UInt16) { integer(UInt64(value), size: 2) }
+        mutating func u16(_ value: UInt16) { integer(UInt64(value), size: 2) }
 
-    mutating func u32(_ value: UInt32) { integer(UInt64(value), size: 4) }
+        mutating func u32(_ value: UInt32) { integer(UInt64(value), size: 4) }
 
-    mutating func u64(_ value: UInt64) { integer(value, size: 8) }
+        mutating func u64(_ value: UInt64) { integer(value, size: 8) }
 
-    mutating func bytes(_ values: [UInt8]) { data += values }
+        mutating func bytes(_ values: [UInt8]) { data += values }
 
-    mutating func fixedName(_ name: String) {
-        let bytes = Array(name.utf8.prefix(16))
-        data += bytes + Array(repeating: 0, count: 16 - bytes.count)
-    }
+        mutating func fixedName(_ name: String) {
+            let bytes = Array(name.utf8.prefix(16))
+            data += bytes + Array(repeating: 0, count: 16 - bytes.count)
+        }
 
-    mutating func align(_ alignment: Int) {
-        while data.count % alignment != 0 { data.append(0) }
-    }
+        mutating func align(_ alignment: Int) {
+            while data.count % alignment != 0 { data.append(0) }
+        }
 
-    mutating func pad(to offset: Int) {
-        if data.count < offset { data += Array(repeating: 0, count: offset - data.count) }
-    }
+        mutating func pad(to offset: Int) {
+            if data.count < offset { data += Array(repeating: 0, count: offset - data.count) }
+        }
 
-    mutating func patch32(at offset: Int, _ value: UInt32) {
-        data.patchUInt32(at: offset, value, order)
-    }
+        mutating func patch32(at offset: Int, _ value: UInt32) {
+            MachOBuilder.patch(&data, uint32: value, at: offset, order)
+        }
 
-    private mutating func integer(_ value: UInt64, size: Int) {
-        for index in 0..<size {
-            let shift = order == .big ? (size - 1 - index) * 8 : index * 8
-            data.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+        private mutating func integer(_ value: UInt64, size: Int) {
+            for index in 0..<size {
+                let shift = order == .big ? (size - 1 - index) * 8 : index * 8
+                data.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            }
         }
     }
-}
 
-func alignUp(_ value: Int, _ alignment: Int) -> Int {
-    guard alignment > 1 else { return value }
-    return (value + alignment - 1) / alignment * alignment
+    fileprivate static func alignUp(_ value: Int, _ alignment: Int) -> Int {
+        guard alignment > 1 else { return value }
+        return (value + alignment - 1) / alignment * alignment
+    }
 }
