@@ -1,6 +1,7 @@
 import FormatSupport
 import TestSupport
 import Testing
+import Testing
 
 /// Malformed Mach-O files, each named for the error code reading it must give. The same list
 /// writes `Tests/Fixtures/macho/hostile/CODE--name.macho` (see `HostileTests.writeFixtures`).
