@@ -1,7 +1,6 @@
 import FormatSupport
 import TestSupport
 import Testing
-import Testing
 
 /// Malformed Mach-O files, each named for the error code reading it must give. The same list
 /// writes `Tests/Fixtures/macho/hostile/CODE--name.macho` (see `HostileTests.writeFixtures`).
