@@ -35,14 +35,9 @@ public struct Rendition: Sendable {
     /// Scale as a number: 1, 2, 3 (0 when scale-independent).
     public var scale: Double { Double(scaleFactor) / 100 }
     /// The compression of a bitmap's pixels; nil for anything else.
-    public var compression: RenditionCompression? {
-        if case .bitmap(let compression, _, _) = content { return compression }
-        return nil
-    }
-    public var internalLink: InternalLink? {
-        if case .internalLink(let link) = content { return link }
-        return nil
-    }
+    public let compression: RenditionCompression?
+    /// Where an internal link's pixels are; nil for anything else.
+    public let internalLink: InternalLink?
     public var idiom: UInt16 { key[.idiom] ?? 0 }
     public var identifier: UInt16? { key[.identifier] }
     public var appearance: UInt16 { key[.appearance] ?? 0 }
@@ -133,8 +128,12 @@ public struct Rendition: Sendable {
         self.resourceTags = tags
         self.byteSize = block.count
         self.dataRange = dataStart..<(dataStart + dataLength)
-        self.content = try Self.content(
-            block, data: dataRange, link: link, label: label)
+        let content = try Self.content(block, data: dataRange, link: link, label: label)
+        self.content = content
+        // Stored rather than computed from `content`: Swift 6.3.1's optimizer crashed (CopyPropagation)
+        // on callers that inlined the enum match across modules.
+        if case .bitmap(let compression, _, _) = content { self.compression = compression } else { self.compression = nil }
+        self.internalLink = link
     }
 
     private static func internalLink(_ body: ByteReader, label: String) throws(AssetCatalogError) -> InternalLink {
