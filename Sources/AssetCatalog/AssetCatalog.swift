@@ -130,6 +130,12 @@ public struct AssetCatalog: Sendable {
         return renditions.filter { $0.identifier == identifier }
     }
 
+    /// The facet a rendition belongs to (by its identifier attribute), for listings.
+    public func facet(of rendition: Rendition) -> Facet? {
+        guard let identifier = rendition.identifier else { return nil }
+        return facets.first { $0.identifier == identifier }
+    }
+
     /// The rendition with exactly this key.
     public func rendition(for key: RenditionKey) -> Rendition? {
         indexByKey[key].map { renditions[$0] }
@@ -361,7 +367,7 @@ public struct AssetCatalog: Sendable {
 
     /// Premultiplied gray + alpha rows to straight RGBA.
     static func grayAlphaImage(_ bytes: [UInt8], width: Int, height: Int, bytesPerRow: Int) -> RGBAImage? {
-        guard bytes.count >= bytesPerRow * height else { return nil }
+        guard width > 0, height > 0, bytesPerRow >= width * 2, bytes.count / bytesPerRow >= height else { return nil }
         var out = [UInt8](repeating: 0, count: width * height * 4)
         for row in 0..<height {
             for column in 0..<width {

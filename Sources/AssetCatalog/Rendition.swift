@@ -41,8 +41,11 @@ public struct Rendition: Sendable {
     public var idiom: UInt16 { key[.idiom] ?? 0 }
     public var identifier: UInt16? { key[.identifier] }
     public var appearance: UInt16 { key[.appearance] ?? 0 }
-    /// Pixel count, for choosing the largest rendition.
-    public var area: Int { width * height }
+    /// Pixel count, for choosing the largest rendition (saturating: the dimensions come from the file).
+    public var area: Int {
+        let (product, overflow) = width.multipliedReportingOverflow(by: height)
+        return overflow ? Int.max : product
+    }
 
     static let resourceBytesPerRow: UInt32 = 1007
     static let resourceInternalLink: UInt32 = 1010

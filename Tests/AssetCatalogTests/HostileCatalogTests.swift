@@ -139,6 +139,13 @@ enum HostileCatalogs {
             built.patch(start + 12, uint32: 100_000)
             built.patch(start + 16, uint32: 100_000)
         }
+        add("CAR_IMAGE_TOO_LARGE.largest-dimensions") { built in
+            // 4294967295 × 4294967295: the pixel count overflows 64 bits.
+            let start = valueStart(built, .banded)
+            built.patch(start + 12, uint32: 0xFFFF_FFFF)
+            built.patch(start + 16, uint32: 0xFFFF_FFFF)
+        }
+        add("CAR_LINK_INVALID.largest-frame", { _ in }, from: base(link: (Int(UInt32.max), Int(UInt32.max), Int(UInt32.max), Int(UInt32.max))))
         add("CAR_PIXEL_DATA_INVALID.band-count") { built in
             built.patch(dataStart(built, .banded) + 12, uint32: 0x7FFF_FFFF)
         }
@@ -219,6 +226,21 @@ struct HostileCatalogTests {
         let bytes = try Fixtures.bytes("assets/hostile/\(name).car")
         let expected = String(name.prefix { $0 != "." })
         #expect(HostileCatalogs.firstErrorCode(bytes) == expected)
+    }
+
+    /// The icon choice ranks a rendition of 4294967295² pixels first (its area saturates) and moves on
+    /// when it cannot be decoded.
+    @Test func iconChoiceSurvivesOverflowingDimensions() throws {
+        let catalog = try AssetCatalog(bytes: try Fixtures.bytes("assets/hostile/CAR_IMAGE_TOO_LARGE.largest-dimensions.car"))
+        let selection = try #require(try catalog.appIcon(named: "AppIcon", iPadOnly: false))
+        #expect(selection.rendition.name == "AppIcon60x60@3x.png")
+        let huge = try #require(selection.candidates.first { $0.rendition.width == Int(UInt32.max) })
+        #expect(huge.rendition.area == Int.max)
+        guard case .notExtractable(let code, _) = huge.verdict else {
+            Issue.record("expected not extractable, got \(huge.verdict)")
+            return
+        }
+        #expect(code == "CAR_IMAGE_TOO_LARGE")
     }
 
     /// Every prefix of a valid catalog fails cleanly.

@@ -50,6 +50,9 @@ struct IsignCatalogTests {
         ])
         let first = try #require(catalog.facet(named: "first"))
         #expect(catalog.renditions(of: first).count == 4)
+        #expect(catalog.renditions.map { catalog.facet(of: $0)?.name ?? "-" } == [
+            "first", "second", "-", "first", "second", "-", "first", "second", "-", "first", "second",
+        ])
         // Bands: one piece at 1x, two KCBC bands at 2x and 3x.
         let banding = catalog.renditions.compactMap { rendition -> Bool? in
             if case .bitmap(_, let banded, _) = rendition.content { return banded }
