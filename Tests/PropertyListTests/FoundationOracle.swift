@@ -104,7 +104,9 @@ enum RandomPlist {
 
     /// Keys leave out canonically equivalent spellings: Foundation hands dictionaries to Swift as
     /// `[AnyHashable: Any]`, where "K" and the Kelvin sign would collide.
-    static let keyPieces = pieces.filter { $0 != "e\u{301}" && $0 != "\u{212A}" }
+    /// "CF$UID" is left out too: a dictionary whose only key is CF$UID with an integer value is
+    /// how XML spells a UID, so it cannot round-trip as a dictionary.
+    static let keyPieces = pieces.filter { $0 != "e\u{301}" && $0 != "\u{212A}" && $0 != "CF$UID" }
 
     static func string(_ random: inout SeededGenerator, from pieces: [String] = pieces) -> String {
         var text = ""
