@@ -201,6 +201,48 @@ extension PropertyListValue {
     }
 }
 
+// MARK: - Description
+
+extension PropertyListValue: CustomStringConvertible {
+    /// A compact, JSON-like rendering for messages and test failures (data as a byte count,
+    /// long strings and collections elided).
+    public var description: String {
+        switch self {
+        case .string(let value):
+            let shown = value.count > 60 ? String(value.prefix(60)) + "…" : value
+            return "\"" + shown.replacingOccurrences("\"", with: "\\\"") + "\""
+        case .integer(let value): return value.description
+        case .real(let value): return shortestReal(value)
+        case .bool(let value): return value ? "true" : "false"
+        case .date(let value): return value.iso8601
+        case .data(let value): return "<\(value.count) bytes>"
+        case .uid(let value): return "UID(\(value))"
+        case .array(let elements):
+            let shown = elements.prefix(20).map(\.description).joined(separator: ", ")
+            return "[" + shown + (elements.count > 20 ? ", … \(elements.count - 20) more" : "") + "]"
+        case .dictionary(let dictionary):
+            return dictionary.description
+        }
+    }
+}
+
+extension PropertyListDictionary: CustomStringConvertible {
+    public var description: String {
+        let shown = self.prefix(20).map { "\(PropertyListValue.string($0.key)): \($0.value)" }.joined(separator: ", ")
+        return "{" + shown + (count > 20 ? ", … \(count - 20) more" : "") + "}"
+    }
+}
+
+extension String {
+    fileprivate func replacingOccurrences(_ target: Character, with replacement: String) -> String {
+        var result = ""
+        for character in self {
+            if character == target { result += replacement } else { result.append(character) }
+        }
+        return result
+    }
+}
+
 // MARK: - Equality
 
 extension PropertyListValue: Hashable {
