@@ -141,8 +141,8 @@ struct BinaryPropertyListParser {
     init(bytes: [UInt8], trailer: BinaryPropertyList.Trailer, limits: PropertyListLimits) throws(PropertyListError) {
         self.trailer = trailer
         self.maximumDepth = max(1, limits.maximumDepth)
-        let (scaled, overflow) = trailer.objectCount.multipliedReportingOverflow(by: max(1, limits.expansionFactor))
-        self.maximumExpansion = overflow ? Int.max : scaled.addingReportingOverflow(1 << 20).partialValue
+        let (scaled, overflow) = bytes.count.multipliedReportingOverflow(by: max(1, limits.expansionFactor))
+        self.maximumExpansion = overflow ? Int.max : scaled
         // Objects live between the header and the offset table; reads never leave that window.
         do {
             self.reader = try ByteReader(bytes).window(offset: 0, length: trailer.offsetTableOffset)

@@ -93,8 +93,9 @@ public struct PropertyListLimits: Sendable, Equatable {
     /// (value depth + `<plist>`) and read back.
     public var maximumDepth: Int
     /// Largest number of objects a binary plist may expand to when its shared references are
-    /// followed, as a multiple of its object count (plus a fixed allowance of 2^20). Legitimate
-    /// writers share only strings and numbers, so this stops exponential "DAG bombs" only.
+    /// followed, as a multiple of its size in bytes. Without shared collections a file expands to
+    /// at most one object per reference, so fewer than its size; this stops exponential "DAG
+    /// bombs" (arrays that hold the next array twice, sixty times over) and nothing legitimate.
     public var expansionFactor: Int
 
     public init(maximumSize: Int = 64 * 1024 * 1024, maximumDepth: Int = 250, expansionFactor: Int = 8) {

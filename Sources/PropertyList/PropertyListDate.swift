@@ -62,8 +62,9 @@ public struct PropertyListDate: Hashable, Sendable, Comparable, CustomStringConv
             + "\(Self.padded(hour, 2)):\(Self.padded(minute, 2)):\(Self.padded(second, 2))Z"
     }
 
-    /// Parses `YYYY-MM-DDTHH:MM:SSZ` (optionally `-YYYY…` and fractional seconds), surrounded by
-    /// optional whitespace.
+    /// Parses `YYYY-MM-DDTHH:MM:SSZ` (the year may be negative or longer than four digits),
+    /// surrounded by optional whitespace. Like Core Foundation it takes whole seconds only, so
+    /// every date read from XML is written back unchanged.
     public init?(iso8601 text: some StringProtocol) {
         self.init(iso8601UTF8: Array(text.utf8)[...])
     }
@@ -105,26 +106,13 @@ public struct PropertyListDate: Hashable, Sendable, Comparable, CustomStringConv
             let minute = digits(2), expect(":"),
             let second = digits(2)
         else { return nil }
-        var fraction = 0.0
-        if index < end, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            var scale = 0.1
-            var any = false
-            while index < end, let digit = asciiDigit(bytes[index]) {
-                fraction += Double(digit) * scale
-                scale /= 10
-                index += 1
-                any = true
-            }
-            guard any else { return nil }
-        }
         guard expect("Z"), index == end else { return nil }
         guard (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour),
             (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
         let year = negativeYear ? -yearDigits : yearDigits
         let days = Self.daysSince1970(year: year, month: month, day: day)
-        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second) + fraction
+        let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second)
         self.init(secondsSince1970: seconds)
     }
 
