@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .executable(name: "ipawrap", targets: ["ipawrap"]),
         .executable(name: "ipawrap-bench", targets: ["ipawrap-bench"]),
+        .library(name: "PropertyList", targets: ["PropertyList"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
