@@ -93,10 +93,11 @@ public enum XMLStreamParser {
     public static func parse(
         bytes: [UInt8], maximumSize: Int = XMLDocument.defaultMaximumSize, handler: any XMLStreamHandler
     ) throws(XMLParseError) -> Outcome {
-        guard bytes.count <= maximumSize else {
+        // libxml2 takes the length as a C int.
+        guard bytes.count <= maximumSize, bytes.count <= Int(Int32.max) else {
             throw XMLParseError(
                 reason: .tooLarge, line: 0,
-                message: "document is \(bytes.count) bytes, above the limit of \(maximumSize)")
+                message: "document is \(bytes.count) bytes, above the limit of \(min(maximumSize, Int(Int32.max)))")
         }
         _ = initialized
         guard let context = xmlNewParserCtxt() else {
