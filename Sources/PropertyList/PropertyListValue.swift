@@ -44,9 +44,22 @@ public enum PropertyListValue: Sendable {
 
 extension PropertyListValue {
     /// The value for `key` when this is a dictionary; nil otherwise.
+    ///
+    /// Setting edits a dictionary in place (nil removes the key; a new key goes where
+    /// `PropertyListDictionary.updateValue` puts it) and has no effect on other values, so nested
+    /// edits read naturally: `info["CFBundleIcons"]?["CFBundlePrimaryIcon"]?["CFBundleIconName"] = "AppIcon"`.
     public subscript(key: String) -> PropertyListValue? {
-        guard case .dictionary(let dictionary) = self else { return nil }
-        return dictionary[key]
+        get {
+            guard case .dictionary(let dictionary) = self else { return nil }
+            return dictionary[key]
+        }
+        set {
+            guard case .dictionary(var dictionary) = self else { return }
+            // Release our reference first so the dictionary's storage is edited in place.
+            self = .bool(false)
+            dictionary[key] = newValue
+            self = .dictionary(dictionary)
+        }
     }
 
     /// The element at `index` when this is an array and the index is in range; nil otherwise.
@@ -60,6 +73,20 @@ extension PropertyListValue {
     /// dots (bundle identifiers do), which is why the path is a list rather than a dotted string.
     public subscript(path keys: String...) -> PropertyListValue? {
         value(atPath: keys)
+    }
+
+    /// A copy with the keys of every dictionary, at every level, in `CFStringCompare` order, as
+    /// `plutil` and Xcode write them.
+    public func sortingKeys() -> PropertyListValue {
+        switch self {
+        case .array(let elements):
+            return .array(elements.map { $0.sortingKeys() })
+        case .dictionary(let dictionary):
+            let sorted = dictionary.sortedByKey()
+            return .dictionary(PropertyListDictionary(keys: sorted.keys, values: sorted.values.map { $0.sortingKeys() }))
+        default:
+            return self
+        }
     }
 
     /// The value reached by following `keys` through nested dictionaries.

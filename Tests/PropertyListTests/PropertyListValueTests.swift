@@ -71,6 +71,29 @@ import Testing
         #expect(info.dictionary?.count == 8)
     }
 
+    @Test func nestedEditsThroughSubscripts() {
+        var value = info
+        value["CFBundleIcons"]?["CFBundlePrimaryIcon"]?["CFBundleIconName"] = "NewIcon"
+        #expect(value[path: "CFBundleIcons", "CFBundlePrimaryIcon", "CFBundleIconName"] == "NewIcon")
+        #expect(info[path: "CFBundleIcons", "CFBundlePrimaryIcon", "CFBundleIconName"] == "AppIcon")  // a copy
+        value["Count"] = nil
+        #expect(value["Count"] == nil)
+        value["Missing"]?["Deeper"] = "x"  // nothing to edit: no effect
+        #expect(value["Missing"] == nil)
+        var string: PropertyListValue = "not a dictionary"
+        string["key"] = "x"
+        #expect(string == "not a dictionary")
+    }
+
+    @Test func sortingKeysSortsEveryLevel() {
+        let value: PropertyListValue = ["b": ["z": 1, "a": [["y": 1, "x": 2]]], "a": 1]
+        let sorted = value.sortingKeys()
+        #expect(sorted.dictionary?.keys == ["a", "b"])
+        #expect(sorted["b"]?.dictionary?.keys == ["a", "z"])
+        #expect(sorted["b"]?["a"]?[0]?.dictionary?.keys == ["x", "y"])
+        #expect(sorted == value)
+    }
+
     @Test func equalityIsExact() {
         #expect(PropertyListValue.real(.nan) == .real(.nan))
         #expect(PropertyListValue.real(0) != .real(-0.0))

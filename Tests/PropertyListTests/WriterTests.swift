@@ -39,26 +39,16 @@ import Testing
     @Test func aOneKeyEditGivesAOneLineDiff() throws {
         let original = try Fixtures.bytes("isign/Test.app/_CodeSignature/CodeResources")
         var plist = try PropertyList(bytes: original)
-        guard case .dictionary(var root) = plist.root, case .dictionary(var rules) = root["rules"] else {
-            Issue.record("CodeResources has no rules dictionary")
-            return
-        }
-        rules["^version.plist$"] = false
-        root["rules"] = .dictionary(rules)
-        plist.root = .dictionary(root)
+        plist.root["rules"]?["^version.plist$"] = false
         let changed = changedLines(original, try plist.serialized())
         #expect(changed.removed == ["\t\t<true/>"])
         #expect(changed.added == ["\t\t<false/>"])
 
         // A new key in a sorted dictionary lands at its sorted place: two added lines only.
         var fresh = try PropertyList(bytes: original)
-        guard case .dictionary(var freshRoot) = fresh.root, case .dictionary(var freshRules) = freshRoot["rules"] else {
-            return
-        }
-        freshRules["^Info\\.plist$"] = "added"
-        #expect(freshRules.keys.firstIndex(of: "^Info\\.plist$") == freshRules.keys.firstIndex(of: "^version.plist$").map { $0 - 1 })
-        freshRoot["rules"] = .dictionary(freshRules)
-        fresh.root = .dictionary(freshRoot)
+        fresh.root["rules"]?["^Info\\.plist$"] = "added"
+        let keys = fresh.root["rules"]?.dictionary?.keys ?? []
+        #expect(keys.firstIndex(of: "^Info\\.plist$") == keys.firstIndex(of: "^version.plist$").map { $0 - 1 })
         let inserted = changedLines(original, try fresh.serialized())
         #expect(inserted.removed.isEmpty)
         #expect(inserted.added == ["\t\t<key>^Info\\.plist$</key>", "\t\t<string>added</string>"])
