@@ -19,6 +19,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     ],
     targets: [
         // System libraries, found with pkg-config; the providers tell SwiftPM which package to suggest.
@@ -40,11 +41,24 @@ let package = Package(
         .target(name: "MachO", dependencies: ["FormatSupport"], swiftSettings: strict),
         .target(name: "Policy", dependencies: ["XMLSupport", "FormatSupport"], swiftSettings: strict),
 
+        // The bundle model: the app, its nested bundles and icon, read from an IPA.
+        .target(
+            name: "AppBundle",
+            dependencies: ["IPAArchive", "PropertyList", "PNG", "AssetCatalog", "MachO", "FormatSupport"],
+            swiftSettings: strict),
+
+        // Checks and the report: every finding, produced as data.
+        .target(
+            name: "Checks",
+            dependencies: ["AppBundle", "FormatSupport", "IPAArchive", "MachO", "PropertyList",
+                           .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
+
         // The command line: parses arguments and renders reports, nothing else.
         .executableTarget(
             name: "ipawrap",
             dependencies: [
-                "IPAArchive", "FormatSupport",
+                "IPAArchive", "FormatSupport", "AppBundle", "Checks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -59,7 +73,7 @@ let package = Package(
         ),
 
         // Tests mirror the source layout; fixtures live in Tests/Fixtures with their licenses.
-        .target(name: "TestSupport", dependencies: ["FormatSupport", "CZlib"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["FormatSupport", "CZlib", "PropertyList"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "FormatSupportTests", dependencies: ["FormatSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "XMLSupportTests", dependencies: ["XMLSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "IPAArchiveTests", dependencies: ["IPAArchive", "TestSupport"], swiftSettings: strict),
@@ -69,6 +83,8 @@ let package = Package(
         .testTarget(name: "AssetCatalogTests", dependencies: ["AssetCatalog", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MachOTests", dependencies: ["MachO", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
+        .testTarget(name: "ChecksTests", dependencies: ["Checks", "AppBundle", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "CLITests",
             dependencies: ["IPAArchive", "TestSupport"],

@@ -1,0 +1,176 @@
+import FormatSupport
+import IPAArchive
+import MachO
+import PropertyList
+
+/// The bundle model of an IPA: the app, the bundles nested in it, and the items outside it.
+/// Built from the central directory and the few entries it needs (Info.plists); nothing is
+/// extracted.
+public final class AppArchive {
+    public let archive: IPAArchive
+    public let app: BundleInfo
+    /// Frameworks, extensions, watch apps and app clips, outermost first.
+    public let nestedBundles: [BundleInfo]
+    /// Top-level items outside `Payload/` (`SwiftSupport/`, `Symbols/`, `iTunesMetadata.plist`,
+    /// `META-INF/`...), folders with a trailing slash.
+    public let rootItems: [String]
+
+    /// Largest Info.plist read.
+    public static let maximumInfoPlistSize: UInt64 = 8 << 20
+    /// How deep bundles are looked for inside bundles (app → watch app → its extension → framework).
+    static let maximumNesting = 4
+
+    public init(archive: IPAArchive) throws(BundleError) {
+        self.archive = archive
+        let appPath = String(archive.appDirectory.dropLast())
+        let index = FolderIndex(archive.zip.entries)
+        let appPlistPath = appPath + "/Info.plist"
+        guard let plistEntry = archive.zip.entry(named: appPlistPath), plistEntry.kind == .file else {
+            throw .infoPlistMissing(archive: archive.path, path: appPlistPath)
+        }
+        let plist: PropertyList
+        do {
+            plist = try Self.readPlist(plistEntry, from: archive.zip)
+        } catch {
+            throw .infoPlistInvalid(archive: archive.path, path: appPlistPath, reason: "\(error)")
+        }
+        guard plist.root.dictionary != nil else {
+            throw .infoPlistInvalid(archive: archive.path, path: appPlistPath, reason: "its root is not a dictionary")
+        }
+        self.app = Self.bundle(kind: .app, path: appPath, parent: nil, plist: plist, problem: nil, in: archive.zip)
+
+        var nested: [BundleInfo] = []
+        var pending: [(BundleInfo, Int)] = [(app, 0)]
+        while !pending.isEmpty {
+            let (parent, depth) = pending.removeFirst()
+            guard depth < Self.maximumNesting else { continue }
+            for (kind, folder) in Self.nestedLocations(of: parent.kind) {
+                for name in index.children(of: parent.path + "/" + folder) where name.hasSuffix(kind.extension) {
+                    let path = parent.path + "/" + folder + "/" + name
+                    let bundle = Self.loadNested(kind: kind.kind, path: path, parent: parent.path, in: archive.zip)
+                    nested.append(bundle)
+                    pending.append((bundle, depth + 1))
+                }
+            }
+        }
+        self.nestedBundles = nested
+        self.rootItems = index.children(of: "").filter { $0 != "Payload" }.map { name in
+            index.isFolder(name) ? name + "/" : name
+        }
+    }
+
+    /// Opens an IPA and builds its model.
+    public convenience init(path: String, limits: ArchiveLimits = .default) throws {
+        try self.init(archive: IPAArchive(path: path, limits: limits))
+    }
+
+    /// The app and every nested bundle.
+    public var allBundles: [BundleInfo] { [app] + nestedBundles }
+
+    /// The entry at an archive path.
+    public func entry(_ path: String) -> ArchiveEntry? {
+        archive.zip.entry(named: path)
+    }
+
+    /// Reads a whole entry, refusing one larger than `maximumSize`.
+    public func read(_ path: String, maximumSize: UInt64) throws -> [UInt8]? {
+        guard let entry = entry(path), entry.kind == .file else { return nil }
+        return try archive.zip.read(entry, maximumSize: maximumSize)
+    }
+
+    /// The Mach-O headers and load commands of an executable, reading only those ranges.
+    public func machO(at path: String) throws -> MachOFile? {
+        guard let entry = entry(path), entry.kind == .file else { return nil }
+        var source = archive.zip.byteSource(for: entry)
+        return try MachOFile(reading: &source)
+    }
+
+    // MARK: Discovery
+
+    /// Where each kind of bundle keeps the bundles nested in it.
+    private static func nestedLocations(of kind: BundleKind) -> [((kind: BundleKind, extension: String), String)] {
+        let frameworks = ((BundleKind.framework, ".framework"), "Frameworks")
+        let plugIns = ((BundleKind.appex, ".appex"), "PlugIns")
+        let extensions = ((BundleKind.appex, ".appex"), "Extensions")
+        switch kind {
+        case .app:
+            return [frameworks, plugIns, extensions, ((.watch, ".app"), "Watch"), ((.appclip, ".app"), "AppClips")]
+        case .watch, .appclip, .appex:
+            return [frameworks, plugIns, extensions]
+        case .framework:
+            return []
+        }
+    }
+
+    private static func loadNested(kind: BundleKind, path: String, parent: String, in zip: ZipArchive) -> BundleInfo {
+        let plistPath = path + "/Info.plist"
+        var plist: PropertyList?
+        var problem: String?
+        if let entry = zip.entry(named: plistPath), entry.kind == .file {
+            do {
+                let parsed = try readPlist(entry, from: zip)
+                if parsed.root.dictionary == nil {
+                    problem = "its Info.plist's root is not a dictionary"
+                } else {
+                    plist = parsed
+                }
+            } catch {
+                problem = "its Info.plist cannot be read: \(error)"
+            }
+        } else {
+            problem = "it has no Info.plist"
+        }
+        return bundle(kind: kind, path: path, parent: parent, plist: plist, problem: problem, in: zip)
+    }
+
+    private static func bundle(
+        kind: BundleKind, path: String, parent: String?, plist: PropertyList?, problem: String?, in zip: ZipArchive
+    ) -> BundleInfo {
+        let executableName = plist?.root["CFBundleExecutable"]?.string
+        let executablePath = executableName.map { path + "/" + $0 }.flatMap { candidate in
+            zip.entry(named: candidate).flatMap { $0.kind == .file ? candidate : nil }
+        }
+        let profilePath = path + "/embedded.mobileprovision"
+        return BundleInfo(
+            kind: kind, path: path, parentPath: parent, infoPlist: plist, infoPlistProblem: problem,
+            executablePath: executablePath,
+            embeddedProfilePath: zip.entry(named: profilePath) != nil ? profilePath : nil,
+            isSigned: zip.entry(named: path + "/_CodeSignature/CodeResources") != nil)
+    }
+
+    private static func readPlist(_ entry: ArchiveEntry, from zip: ZipArchive) throws -> PropertyList {
+        try PropertyList(bytes: zip.read(entry, maximumSize: maximumInfoPlistSize))
+    }
+}
+
+/// The folder structure implied by entry names (archives need not list every folder).
+struct FolderIndex {
+    /// Folder path (no trailing slash; "" for the root) → names of its direct children.
+    private var children: [String: [String]] = [:]
+    private var folders: Set<String> = [""]
+
+    init(_ entries: [ArchiveEntry]) {
+        var seen: Set<String> = []
+        for entry in entries {
+            let components = entry.path.split(separator: "/", omittingEmptySubsequences: true)
+            var parent = ""
+            for (position, component) in components.enumerated() {
+                let path = parent.isEmpty ? String(component) : parent + "/" + component
+                let isLast = position == components.count - 1
+                if !isLast || entry.kind == .directory { folders.insert(path) }
+                if seen.insert(path).inserted { children[parent, default: []].append(String(component)) }
+                parent = path
+            }
+        }
+        for key in children.keys { children[key]?.sort() }
+    }
+
+    /// Names directly inside `folder`, sorted.
+    func children(of folder: String) -> [String] {
+        children[folder] ?? []
+    }
+
+    func isFolder(_ path: String) -> Bool {
+        folders.contains(path)
+    }
+}

@@ -1,0 +1,29 @@
+import FormatSupport
+
+/// Why an archive's app cannot be read as an iOS app (exit 65).
+public enum BundleError: CodedError, Equatable {
+    case infoPlistMissing(archive: String, path: String)
+    case infoPlistInvalid(archive: String, path: String, reason: String)
+    case entryMissing(archive: String, path: String)
+
+    public var code: String {
+        switch self {
+        case .infoPlistMissing: "BUNDLE_INFO_PLIST_MISSING"
+        case .infoPlistInvalid: "BUNDLE_INFO_PLIST_INVALID"
+        case .entryMissing: "BUNDLE_ENTRY_MISSING"
+        }
+    }
+
+    public var category: ErrorCategory { .invalidInput }
+
+    public var description: String {
+        switch self {
+        case .infoPlistMissing(let archive, let path):
+            "\(archive): the app has no Info.plist at \(path)"
+        case .infoPlistInvalid(let archive, let path, let reason):
+            "\(archive): \(path) is not a usable property list: \(reason)"
+        case .entryMissing(let archive, let path):
+            "\(archive): \(path) is not in the archive"
+        }
+    }
+}

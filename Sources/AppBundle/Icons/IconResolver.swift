@@ -1,0 +1,277 @@
+import AssetCatalog
+import FormatSupport
+import IPAArchive
+import PNG
+import PropertyList
+
+/// Finds the app icon exactly as cli-contract.md ("Icon resolution") states:
+///
+/// 1. Info.plist locations in order — `CFBundleIcons` (and `CFBundleIcons~ipad`), a top-level
+///    `CFBundlePrimaryIcon`, `CFBundleIconFiles`, `CFBundleIconFile`, `UINewsstandIcon`,
+///    `CFBundleDocumentTypes` — the first that yields an existing image in the main bundle's root
+///    wins; within a location the largest pixel area wins, ties going to the first listed.
+/// 2. A name matches itself, `name.png`, and `name` with `@2x`/`@3x` and `~ipad`/`~iphone`.
+/// 3. A location naming only missing files records each name and the search goes on.
+/// 4. Then `Icon.png`, `Icon-60@2x.png`, `Icon-72.png`, `Icon-76.png`, first present (not largest).
+/// 5. Then `CFBundleIconName`'s icon set in `Assets.car`, its largest rendition.
+/// 6. Otherwise no icon. Icons of nested bundles never count.
+struct IconResolver {
+    let archive: AppArchive
+
+    /// The fallback files, in the order the source documents give (this order, not size).
+    static let fallbackFiles = ["Icon.png", "Icon-60@2x.png", "Icon-72.png", "Icon-76.png"]
+    /// Bytes read from the front of a file to find its IHDR (CgBI chunk + IHDR fit in 49).
+    static let headerPrefix = 64
+    /// Largest Assets.car read into memory to look for an icon set.
+    static let maximumCatalogSize: UInt64 = 512 << 20
+
+    struct Location {
+        let source: IconSource
+        /// The key path shown in the trace.
+        let keyPath: String
+        let names: [String]
+    }
+
+    struct Candidate {
+        let path: String
+        let name: String
+        let header: PNGHeader
+    }
+
+    func resolve() -> IconResolution {
+        var result = IconResolution()
+        let info = archive.app.info ?? PropertyListDictionary()
+        let root = RootFiles(archive: archive)
+
+        for location in Self.locations(in: info) {
+            guard !location.names.isEmpty else {
+                result.trace.append("\(location.keyPath): not present")
+                continue
+            }
+            var found: [Candidate] = []
+            var missing: [MissingIconReference] = []
+            var unreadable: [UnreadableIcon] = []
+            for name in location.names {
+                let candidates = Self.candidateFileNames(for: name)
+                let present = candidates.filter { root.contains($0) }
+                if present.isEmpty {
+                    missing.append(MissingIconReference(name: name, source: location.source, candidates: candidates))
+                    var line = "\(location.keyPath): '\(name)' matches no file in the app folder"
+                    if let near = root.caseInsensitiveMatch(for: candidates) {
+                        line += " ('\(near)' differs only in case; iOS file names are case-sensitive)"
+                    }
+                    result.trace.append(line)
+                    continue
+                }
+                for file in present {
+                    switch root.header(of: file) {
+                    case .success(let header):
+                        found.append(Candidate(path: root.path(file), name: file, header: header))
+                    case .failure(let reason):
+                        unreadable.append(UnreadableIcon(path: root.path(file), reason: reason.description))
+                        result.trace.append("\(location.keyPath): '\(file)' is not a readable PNG (\(reason))")
+                    }
+                }
+            }
+            if let best = Self.largest(found) {
+                let sizes = found.map { "\($0.name) \($0.header.width)x\($0.header.height)" }.joined(separator: ", ")
+                result.trace.append("\(location.keyPath): chose \(best.name) (\(best.header.width)x\(best.header.height), "
+                    + "\(best.header.isCgBI ? "CgBI" : "PNG")) among \(sizes)")
+                result.icon = ResolvedIcon(
+                    path: best.path, source: location.source, width: best.header.width, height: best.header.height,
+                    format: best.header.isCgBI ? .cgbi : .png, assetImage: nil)
+                return result
+            }
+            result.missingReferences += missing
+            result.unreadable += unreadable
+        }
+
+        for file in Self.fallbackFiles {
+            guard root.contains(file) else {
+                result.trace.append("fallback: \(file) is not in the app folder")
+                continue
+            }
+            switch root.header(of: file) {
+            case .success(let header):
+                result.trace.append("fallback: chose \(file) (\(header.width)x\(header.height), \(header.isCgBI ? "CgBI" : "PNG"))")
+                result.icon = ResolvedIcon(
+                    path: root.path(file), source: .fallback, width: header.width, height: header.height,
+                    format: header.isCgBI ? .cgbi : .png, assetImage: nil)
+                return result
+            case .failure(let reason):
+                result.unreadable.append(UnreadableIcon(path: root.path(file), reason: reason.description))
+                result.trace.append("fallback: \(file) is not a readable PNG (\(reason))")
+            }
+        }
+
+        resolveFromAssetCatalog(info: info, into: &result)
+        if result.icon == nil {
+            result.trace.append("no icon found")
+        }
+        return result
+    }
+
+    // MARK: Step 5: the asset catalog
+
+    private func resolveFromAssetCatalog(info: PropertyListDictionary, into result: inout IconResolution) {
+        let catalogPath = archive.app.path + "/Assets.car"
+        guard let setName = Self.iconSetName(in: info) else {
+            result.trace.append("assetCatalog: Info.plist names no icon set (CFBundleIconName)")
+            return
+        }
+        guard let entry = archive.entry(catalogPath), entry.kind == .file else {
+            result.trace.append("assetCatalog: CFBundleIconName is '\(setName)' but the app has no Assets.car")
+            return
+        }
+        let catalog: AssetCatalog
+        do {
+            catalog = try AssetCatalog(bytes: archive.archive.zip.read(entry, maximumSize: Self.maximumCatalogSize))
+        } catch {
+            result.unreadable.append(UnreadableIcon(path: catalogPath, reason: "\(error)"))
+            result.trace.append("assetCatalog: Assets.car cannot be read (\(error))")
+            return
+        }
+        let iPadOnly = Set(archive.app.deviceFamilies) == [2]
+        do {
+            guard let selection = try catalog.appIcon(named: setName, iPadOnly: iPadOnly) else {
+                result.trace.append("assetCatalog: Assets.car has no bitmap icon set named '\(setName)'")
+                return
+            }
+            let rendition = selection.rendition
+            let image = selection.image
+            result.trace.append("assetCatalog: chose rendition '\(rendition.name)' (\(image.width)x\(image.height)) "
+                + "of icon set '\(setName)' among \(selection.candidates.count) rendition(s)"
+                + (selection.usedFallbackIdiom ? ", from another idiom as none matched" : ""))
+            result.icon = ResolvedIcon(
+                path: catalogPath + "#" + rendition.name, source: .assetCatalog, width: image.width,
+                height: image.height, format: .assetCatalog, assetImage: image)
+        } catch {
+            result.unreadable.append(UnreadableIcon(path: catalogPath, reason: "\(error)"))
+            result.trace.append("assetCatalog: the icon set '\(setName)' cannot be extracted (\(error))")
+        }
+    }
+
+    /// `CFBundleIconName` from `CFBundleIcons` (or `~ipad`) → `CFBundlePrimaryIcon`, or top level.
+    static func iconSetName(in info: PropertyListDictionary) -> String? {
+        for key in ["CFBundleIcons", "CFBundleIcons~ipad"] {
+            if let name = info[key]?["CFBundlePrimaryIcon"]?["CFBundleIconName"]?.string { return name }
+        }
+        return info["CFBundlePrimaryIcon"]?["CFBundleIconName"]?.string ?? info["CFBundleIconName"]?.string
+    }
+
+    // MARK: Locations and names
+
+    static func locations(in info: PropertyListDictionary) -> [Location] {
+        func files(of icon: PropertyListValue?) -> [String] {
+            guard let icon else { return [] }
+            if let name = icon.string { return [name] }  // tvOS/visionOS: a plain string
+            return icon["CFBundleIconFiles"]?.stringArray ?? []
+        }
+        let primary = files(of: info["CFBundleIcons"]?["CFBundlePrimaryIcon"])
+            + files(of: info["CFBundleIcons~ipad"]?["CFBundlePrimaryIcon"])
+        let newsstand = (info["UINewsstandIcon"]?["CFBundleIconFiles"]?.stringArray ?? [])
+            + (info["CFBundleIcons"]?["UINewsstandIcon"]?["CFBundleIconFiles"]?.stringArray ?? [])
+        var documents: [String] = []
+        for type in info["CFBundleDocumentTypes"]?.array ?? [] {
+            documents += type["CFBundleTypeIconFiles"]?.stringArray ?? []
+            if let single = type["CFBundleTypeIconFile"]?.string { documents.append(single) }
+        }
+        return [
+            Location(source: .bundleIcons, keyPath: "CFBundleIcons > CFBundlePrimaryIcon", names: unique(primary)),
+            Location(source: .primaryIcon, keyPath: "CFBundlePrimaryIcon", names: unique(files(of: info["CFBundlePrimaryIcon"]))),
+            Location(source: .iconFiles, keyPath: "CFBundleIconFiles", names: unique(info["CFBundleIconFiles"]?.stringArray ?? [])),
+            Location(source: .iconFile, keyPath: "CFBundleIconFile", names: unique(info["CFBundleIconFile"]?.stringArray ?? [])),
+            Location(source: .newsstandIcon, keyPath: "UINewsstandIcon > CFBundleIconFiles", names: unique(newsstand)),
+            Location(source: .documentTypes, keyPath: "CFBundleDocumentTypes > CFBundleTypeIconFiles", names: unique(documents)),
+        ]
+    }
+
+    /// The file names a name from Info.plist can refer to, in the order they are listed.
+    static func candidateFileNames(for name: String) -> [String] {
+        let base = name.hasSuffix(".png") ? String(name.dropLast(4)) : name
+        var names = [name, base + ".png"]
+        for scale in ["", "@2x", "@3x"] {
+            for device in ["", "~ipad", "~iphone"] where !(scale.isEmpty && device.isEmpty) {
+                names.append(base + scale + device + ".png")
+            }
+        }
+        return unique(names.filter { !$0.isEmpty && !$0.contains("/") })
+    }
+
+    /// The largest pixel area; the first listed on a tie.
+    static func largest(_ candidates: [Candidate]) -> Candidate? {
+        var best: Candidate?
+        for candidate in candidates where best.map({ candidate.header.pixelCount > $0.header.pixelCount }) ?? true {
+            best = candidate
+        }
+        return best
+    }
+
+    private static func unique(_ names: [String]) -> [String] {
+        var seen: Set<String> = []
+        return names.filter { seen.insert($0).inserted }
+    }
+}
+
+/// The files directly in the app folder (the main bundle's root), and their PNG headers.
+private struct RootFiles {
+    let archive: AppArchive
+    private let files: [String: ArchiveEntry]
+
+    init(archive: AppArchive) {
+        self.archive = archive
+        let prefix = archive.archive.appDirectory
+        var files: [String: ArchiveEntry] = [:]
+        for entry in archive.archive.zip.entries where entry.kind == .file && entry.path.hasPrefix(prefix) {
+            let name = entry.path.dropFirst(prefix.count)
+            if !name.isEmpty, !name.contains("/") { files[String(name)] = entry }
+        }
+        self.files = files
+    }
+
+    func contains(_ name: String) -> Bool { files[name] != nil }
+
+    func path(_ name: String) -> String { archive.archive.appDirectory + name }
+
+    func caseInsensitiveMatch(for candidates: [String]) -> String? {
+        let wanted = Set(candidates.map { $0.lowercased() })
+        return files.keys.sorted().first { wanted.contains($0.lowercased()) }
+    }
+
+    /// The PNG header, read from the first bytes of the entry only.
+    func header(of name: String) -> Result<PNGHeader, UnreadableReason> {
+        guard let entry = files[name] else { return .failure(UnreadableReason("missing")) }
+        do {
+            let source = archive.archive.zip.byteSource(for: entry)
+            let prefix = try source.read(offset: 0, count: Int(min(entry.uncompressedSize, UInt64(IconResolver.headerPrefix))))
+            return .success(try PNGHeader(prefix: prefix, checksums: .ignore))
+        } catch {
+            return .failure(UnreadableReason("\(error)"))
+        }
+    }
+}
+
+struct UnreadableReason: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension AppArchive {
+    /// Resolves the app icon (see `IconResolver`).
+    public func resolveIcon() -> IconResolution {
+        IconResolver(archive: self).resolve()
+    }
+
+    /// The resolved icon as a standard PNG: CgBI files are decoded, standard PNGs re-encoded only
+    /// when needed, asset-catalog renditions converted from premultiplied BGRA.
+    public func iconPNG(_ icon: ResolvedIcon) throws -> [UInt8] {
+        if let image = icon.assetImage {
+            return PNGEncoder.encode(image)
+        }
+        guard let bytes = try read(icon.path, maximumSize: 64 << 20) else {
+            throw BundleError.entryMissing(archive: archive.path, path: icon.path)
+        }
+        // Icons are for display: a bad checksum does not stop decoding.
+        return try CgBIConverter.standardPNG(from: bytes, checksums: .ignore)
+    }
+}

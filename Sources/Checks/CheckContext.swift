@@ -1,0 +1,72 @@
+import AppBundle
+import Foundation
+import MachO
+
+/// Options that change findings (`check`, `wrap`, and `inspect`).
+public struct CheckOptions: Sendable {
+    /// The toolkit version an embedded MDX SDK must match (`--toolkit-version`); nil uses the
+    /// `ToolkitVersion` shipped in `Templates/`.
+    public var toolkitVersion: String?
+    /// `--profile PATH` for the main app.
+    public var appProfile: String?
+    /// `--profile BUNDLE_ID=PATH`.
+    public var bundleProfiles: [String: String]
+    /// `--profiles-dir DIR`.
+    public var profilesDirectory: String?
+    /// `--allow-wildcard`: wildcard App IDs become warnings.
+    public var allowWildcard: Bool
+    /// `--at DATE`: judge expiry at this moment instead of now.
+    public var evaluationDate: Date?
+    /// Compute the input's SHA-256 (`--sha256`).
+    public var computeSHA256: Bool
+
+    public init(
+        toolkitVersion: String? = nil, appProfile: String? = nil, bundleProfiles: [String: String] = [:],
+        profilesDirectory: String? = nil, allowWildcard: Bool = false, evaluationDate: Date? = nil,
+        computeSHA256: Bool = false
+    ) {
+        self.toolkitVersion = toolkitVersion
+        self.appProfile = appProfile
+        self.bundleProfiles = bundleProfiles
+        self.profilesDirectory = profilesDirectory
+        self.allowWildcard = allowWildcard
+        self.evaluationDate = evaluationDate
+        self.computeSHA256 = computeSHA256
+    }
+}
+
+/// What every check area reads: the bundle model, the options, and results computed once and
+/// shared (the icon resolution, parsed executables).
+public final class CheckContext {
+    public let archive: AppArchive
+    public let options: CheckOptions
+    public let icon: IconResolution
+    /// The moment expiry is judged at.
+    public let now: Date
+    private var executables: [String: Result<MachOFile, Error>] = [:]
+
+    init(archive: AppArchive, options: CheckOptions, icon: IconResolution) {
+        self.archive = archive
+        self.options = options
+        self.icon = icon
+        self.now = options.evaluationDate ?? Date()
+    }
+
+    /// The parsed headers of a bundle's executable, read once and shared by every check.
+    public func executable(of bundle: BundleInfo) -> Result<MachOFile, Error>? {
+        guard let path = bundle.executablePath else { return nil }
+        if let cached = executables[path] { return cached }
+        let result: Result<MachOFile, Error>
+        do {
+            if let file = try archive.machO(at: path) {
+                result = .success(file)
+            } else {
+                return nil
+            }
+        } catch {
+            result = .failure(error)
+        }
+        executables[path] = result
+        return result
+    }
+}

@@ -1,0 +1,3 @@
+extension FindingCode {
+    static let profileCodes: [FindingCode] = []
+}

@@ -1,0 +1,35 @@
+/// A finding code ipawrap can report, with its default severity, when it is reported and what to
+/// do about it. Each area of checks declares its codes in its own `FindingCode+Area.swift` file;
+/// `FindingCode.all` lists them for documentation (a test checks the README against it).
+public struct FindingCode: Sendable, Hashable, CustomStringConvertible {
+    /// The stable code, e.g. `ICON_NOT_FOUND`.
+    public let rawValue: String
+    /// Default severity; some checks change it (e.g. `--allow-wildcard`).
+    public let severity: Severity
+    /// When the finding is reported, in one line.
+    public let summary: String
+    /// What to do about it, in one line.
+    public let remedy: String
+
+    public init(_ rawValue: String, _ severity: Severity, summary: String, remedy: String) {
+        self.rawValue = rawValue
+        self.severity = severity
+        self.summary = summary
+        self.remedy = remedy
+    }
+
+    public var description: String { rawValue }
+
+    public static func == (lhs: FindingCode, rhs: FindingCode) -> Bool { lhs.rawValue == rhs.rawValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+    /// Every code, by area.
+    public static var all: [FindingCode] {
+        iconCodes + bundleCodes + profileCodes + binaryCodes + wrapCodes
+    }
+
+    /// The code with this raw value.
+    public static func named(_ rawValue: String) -> FindingCode? {
+        all.first { $0.rawValue == rawValue }
+    }
+}

@@ -1,0 +1,69 @@
+import AppBundle
+import Crypto
+import FormatSupport
+import IPAArchive
+
+/// The result of inspecting an IPA: the report, and the model it was built from (so `wrap` can
+/// use it without reading the archive again).
+public struct Inspection {
+    public let report: Report
+    public let archive: AppArchive
+    public let icon: IconResolution
+}
+
+/// Builds the report of `inspect`, `check` and `wrap`: reads the bundle model, resolves the icon
+/// and runs every check area in a fixed order, so the same input gives the same report.
+public enum Inspector {
+    public static func inspect(
+        path: String, options: CheckOptions = CheckOptions(), limits: ArchiveLimits = .default,
+        tool: Report.Tool
+    ) throws -> Inspection {
+        let archive = try AppArchive(path: path, limits: limits)
+        let icon = archive.resolveIcon()
+        let context = CheckContext(archive: archive, options: options, icon: icon)
+        let digest = options.computeSHA256 ? try sha256(of: archive.archive.zip) : nil
+        var report = Report(
+            tool: tool,
+            input: Report.Input(
+                path: path, size: archive.archive.zip.fileSize, sha256: digest,
+                entries: archive.archive.zip.entries.count),
+            app: appSection(context))
+        report.bundles = archive.allBundles.map { bundle in
+            Report.Bundle(path: bundle.path, kind: bundle.kind.rawValue, bundleId: bundle.bundleIdentifier, version: bundle.shortVersion)
+        }
+        IconChecks.apply(context, to: &report)
+        BundleChecks.apply(context, to: &report)
+        report.findings.sort { ($0.severity, $0.code, $0.path ?? "") < ($1.severity, $1.code, $1.path ?? "") }
+        return Inspection(report: report, archive: archive, icon: icon)
+    }
+
+    private static func appSection(_ context: CheckContext) -> Report.App {
+        let app = context.archive.app
+        var executable: Report.Executable?
+        if let path = app.executablePath, case .success(let file)? = context.executable(of: app) {
+            let slice = file.slices.first
+            executable = Report.Executable(
+                path: path, architectures: file.architectureNames,
+                encrypted: file.slices.contains { $0.isEncrypted },
+                minOS: slice?.buildVersion?.minimumOS.description, sdk: slice?.buildVersion?.sdk.description,
+                linkedLibraries: slice?.linkedLibraries.map(\.path) ?? [])
+        }
+        return Report.App(
+            path: app.path, bundleId: app.bundleIdentifier, name: app.displayName, version: app.shortVersion,
+            build: app.buildVersion, minimumOS: app.minimumOSVersion,
+            infoPlistFormat: app.infoPlist?.format.rawValue ?? "xml", executable: executable)
+    }
+
+    /// SHA-256 of the whole input file, read in large chunks.
+    static func sha256(of zip: ZipArchive) throws -> String {
+        var hasher = SHA256()
+        let source = try FileByteSource(path: zip.path)
+        var offset: UInt64 = 0
+        while offset < source.size {
+            let count = Int(min(UInt64(8 << 20), source.size - offset))
+            hasher.update(data: try source.read(offset: offset, count: count))
+            offset += UInt64(count)
+        }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,76 @@
+import AppBundle
+import PNG
+import PropertyList
+import Testing
+import TestSupport
+
+@Suite struct BundleModelTests {
+    private func archive(_ builder: IPABuilder) throws -> (AppArchive, ScratchDirectory) {
+        let scratch = try ScratchDirectory("bundle")
+        let path = try scratch.write("App.ipa", builder.bytes())
+        return (try AppArchive(path: path), scratch)
+    }
+
+    @Test func readsTheAppAndItsNestedBundles() throws {
+        var builder = IPABuilder()
+        builder.addPrimaryIcon()
+        builder.addFramework("Kit", bundleIdentifier: "com.example.kit", version: "3.1.0")
+        builder.addExtension("Share", bundleIdentifier: "com.example.sample.share")
+        builder.nested.append(.init(path: "Watch/Companion.app", info: IPABuilder.infoPlist(name: "Companion", bundleIdentifier: "com.example.sample.watchkitapp")))
+        var watchExtension = IPABuilder.infoPlist(name: "CompanionExt", bundleIdentifier: "com.example.sample.watchkitapp.ext")
+        watchExtension["NSExtension"] = ["NSExtensionPointIdentifier": "com.apple.watchkit"]
+        builder.nested.append(.init(path: "Watch/Companion.app/PlugIns/CompanionExt.appex", info: watchExtension))
+        builder.nested.append(.init(path: "AppClips/Clip.app", info: IPABuilder.infoPlist(name: "Clip", bundleIdentifier: "com.example.sample.Clip")))
+        builder.rootFiles["SwiftSupport/iphoneos/libswiftCore.dylib"] = .init(data: [0xCA, 0xFE, 0xBA, 0xBE], mode: 0o100755)
+        builder.rootFiles["iTunesMetadata.plist"] = .init(data: Array("<plist/>".utf8), mode: 0o100644)
+        let (model, _) = try archive(builder)
+
+        #expect(model.app.path == "Payload/Sample.app")
+        #expect(model.app.bundleIdentifier == "com.example.sample")
+        #expect(model.app.shortVersion == "1.2.0")
+        #expect(model.app.buildVersion == "42")
+        #expect(model.app.executablePath == "Payload/Sample.app/Sample")
+        #expect(model.app.infoPlist?.format == .xml)
+        let nested = model.nestedBundles.map { "\($0.kind.rawValue) \($0.path) \($0.bundleIdentifier ?? "-")" }
+        #expect(nested == [
+            "framework Payload/Sample.app/Frameworks/Kit.framework com.example.kit",
+            "appex Payload/Sample.app/PlugIns/Share.appex com.example.sample.share",
+            "watch Payload/Sample.app/Watch/Companion.app com.example.sample.watchkitapp",
+            "appclip Payload/Sample.app/AppClips/Clip.app com.example.sample.Clip",
+            "appex Payload/Sample.app/Watch/Companion.app/PlugIns/CompanionExt.appex com.example.sample.watchkitapp.ext",
+        ])
+        #expect(model.nestedBundles.first?.infoPlist?.format == .binary)
+        #expect(model.nestedBundles.first?.shortVersion == "3.1.0")
+        #expect(model.rootItems == ["SwiftSupport/", "iTunesMetadata.plist"])
+    }
+
+    @Test func readsTheIsignBinaryInfoPlist() throws {
+        var builder = IPABuilder(appName: "isignTestApp")
+        builder.rawInfoPlist = try Fixtures.bytes("isign/Test.app/Info.plist")
+        builder.executable = try Fixtures.bytes("isign/Test.app/isignTestApp")
+        let (model, _) = try archive(builder)
+        #expect(model.app.infoPlist?.format == .binary)
+        #expect(model.app.bundleIdentifier == "com.saucelabs.isignTestApp")
+        #expect(model.app.minimumOSVersion == "9.2")
+        let executable = try #require(try model.machO(at: "Payload/isignTestApp.app/isignTestApp"))
+        #expect(executable.architectureNames == ["armv7", "arm64"])
+    }
+
+    @Test func nestedBundlesWithBrokenInfoPlistsAreKeptWithTheirProblem() throws {
+        var builder = IPABuilder()
+        builder.nested.append(.init(path: "PlugIns/Broken.appex", info: nil))
+        builder.nested[0].files["Info.plist"] = .init(data: Array("not a plist".utf8), mode: 0o100644)
+        builder.nested.append(.init(path: "Frameworks/Empty.framework", info: nil))
+        let (model, _) = try archive(builder)
+        #expect(model.nestedBundles.count == 2)
+        #expect(model.nestedBundles.allSatisfy { $0.infoPlist == nil && $0.infoPlistProblem != nil })
+    }
+
+    @Test func refusesAnAppWithoutAUsableInfoPlist() throws {
+        var builder = IPABuilder()
+        builder.rawInfoPlist = Array("<plist version=\"1.0\"><array/></plist>".utf8)
+        let scratch = try ScratchDirectory("bundle")
+        let path = try scratch.write("App.ipa", builder.bytes())
+        #expect(throws: BundleError.self) { try AppArchive(path: path) }
+    }
+}
