@@ -1,4 +1,5 @@
 import ArgumentParser
+import Checks
 import Foundation
 
 @main
@@ -20,6 +21,9 @@ struct IPAWrap: ParsableCommand {
             """,
         version: ToolInfo.version,
         subcommands: [
+            InspectCommand.self,
+            CheckCommand.self,
+            IconCommand.self,
             RepackCommand.self,
         ]
     )
@@ -28,4 +32,5 @@ struct IPAWrap: ParsableCommand {
 enum ToolInfo {
     static let name = "ipawrap"
     static let version = "0.1.0"
+    static let tool = Report.Tool(name: name, version: version)
 }

@@ -1,0 +1,45 @@
+import AppBundle
+import ArgumentParser
+import IPAArchive
+
+struct IconCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "icon",
+        abstract: "Write the app icon as a standard PNG and say where it came from.",
+        discussion: """
+            The icon is found by the documented Info.plist keys, the fallback files and the asset catalog \
+            (see README, "Icon resolution"); CgBI PNGs and asset-catalog renditions are converted to standard \
+            PNGs. Exit codes: 0 written, 1 no icon, 65 bad input, 74 output not written.
+            """
+    )
+
+    @Argument(help: "The .ipa to take the icon from.")
+    var ipa: String
+
+    @Option(name: [.short, .customLong("output")], help: "Where to write the PNG.")
+    var output: String
+
+    @Flag(help: "Print every location that was tried.")
+    var trace = false
+
+    @OptionGroup var limits: ArchiveLimitOptions
+
+    func run() throws {
+        let found = try reportingErrors {
+            let archive = try AppArchive(path: ipa, limits: limits.limits)
+            let resolution = archive.resolveIcon()
+            if trace { for line in resolution.trace { print("  " + line) } }
+            guard let icon = resolution.icon else {
+                Terminal.standardError("ipawrap: \(ipa): no app icon was found (run with --trace to see where ipawrap looked)")
+                return false
+            }
+            let png = try archive.iconPNG(icon)
+            let file = try AtomicOutputFile(destination: output)
+            try file.write(png, at: 0)
+            try file.commit(length: UInt64(png.count), synchronize: false)
+            print("Wrote \(output) (\(icon.width)x\(icon.height)) from \(icon.path) (\(icon.format.rawValue), via \(icon.source.rawValue))")
+            return true
+        }
+        if !found { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Checks
+import Foundation
+
+/// Options that change findings, shared by `inspect`, `check` and `wrap`.
+struct CheckOptionGroup: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "The toolkit version an embedded MDX SDK must match (default: Templates/toolkit.json).", valueName: "X.Y.Z"))
+    var toolkitVersion: String?
+
+    @Option(name: .customLong("profile"), help: ArgumentHelp(
+        "A provisioning profile for the main app (PATH) or for a nested bundle (BUNDLE_ID=PATH); repeatable.",
+        valueName: "[BUNDLE_ID=]PATH"))
+    var profiles: [String] = []
+
+    @Option(help: ArgumentHelp("Match profiles from this folder to bundles by App ID (exact before wildcard).", valueName: "dir"))
+    var profilesDir: String?
+
+    @Flag(help: "Report wildcard App IDs as warnings instead of errors.")
+    var allowWildcard = false
+
+    @Option(name: .customLong("at"), help: ArgumentHelp(
+        "Judge profile expiry at this date (YYYY-MM-DD or ISO 8601) instead of now.", valueName: "date"))
+    var evaluationDate: String?
+
+    func validate() throws {
+        _ = try parsedDate()
+        for profile in profiles where profile.hasPrefix("=") || profile.hasSuffix("=") {
+            throw ValidationError("--profile expects PATH or BUNDLE_ID=PATH, got '\(profile)'")
+        }
+    }
+
+    func checkOptions(sha256: Bool = false) throws -> CheckOptions {
+        var appProfile: String?
+        var bundleProfiles: [String: String] = [:]
+        for profile in profiles {
+            // BUNDLE_ID=PATH, unless the whole argument names an existing file.
+            if let separator = profile.firstIndex(of: "="), !FileManager.default.fileExists(atPath: profile),
+               !profile[..<separator].contains("/") {
+                bundleProfiles[String(profile[..<separator])] = String(profile[profile.index(after: separator)...])
+            } else {
+                if appProfile != nil { throw ValidationError("--profile PATH is given twice for the main app") }
+                appProfile = profile
+            }
+        }
+        return CheckOptions(
+            toolkitVersion: toolkitVersion, appProfile: appProfile, bundleProfiles: bundleProfiles,
+            profilesDirectory: profilesDir, allowWildcard: allowWildcard, evaluationDate: try parsedDate(),
+            computeSHA256: sha256)
+    }
+
+    private func parsedDate() throws -> Date? {
+        guard let text = evaluationDate else { return nil }
+        let full = ISO8601DateFormatter()
+        if let date = full.date(from: text) { return date }
+        let day = ISO8601DateFormatter()
+        day.formatOptions = [.withFullDate]
+        if let date = day.date(from: text) { return date }
+        throw ValidationError("--at expects YYYY-MM-DD or an ISO 8601 date and time, got '\(text)'")
+    }
+}
