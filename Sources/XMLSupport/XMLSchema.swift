@@ -55,7 +55,9 @@ public final class XMLSchema: @unchecked Sendable {
     public static let violationLimit = 1000
 
     private let document: XMLDocument
-    private let schema: xmlSchemaPtr
+    /// The compiled `xmlSchemaPtr`. Stored untyped so that modules using this class never need
+    /// libxml2's headers, which clash with Foundation's ICU module when both are imported.
+    private let schema: OpaquePointer
     private let lock = Lock()
 
     /// Compiles the schema in `bytes`.
@@ -80,7 +82,7 @@ public final class XMLSchema: @unchecked Sendable {
         defer { xmlSchemaFreeParserCtxt(parser) }
         let collector = ViolationCollector(limit: 1)
         let compiled: xmlSchemaPtr? = withExtendedLifetime(collector) {
-            xmlSchemaSetParserStructuredErrors(parser, XMLSchema.collect, Unmanaged.passUnretained(collector).toOpaque())
+            xmlSchemaSetParserStructuredErrors(parser, collectViolation, Unmanaged.passUnretained(collector).toOpaque())
             return xmlSchemaParse(parser)
         }
         guard let compiled, collector.violations.isEmpty else {
@@ -107,7 +109,7 @@ public final class XMLSchema: @unchecked Sendable {
         defer { xmlSchemaFreeValidCtxt(context) }
         let collector = ViolationCollector(limit: XMLSchema.violationLimit)
         let result: Int32 = withExtendedLifetime(collector) {
-            xmlSchemaSetValidStructuredErrors(context, XMLSchema.collect, Unmanaged.passUnretained(collector).toOpaque())
+            xmlSchemaSetValidStructuredErrors(context, collectViolation, Unmanaged.passUnretained(collector).toOpaque())
             return xmlSchemaValidateDoc(context, target.libxml2Document)
         }
         if result != 0, collector.violations.isEmpty, collector.omitted == 0 {
@@ -116,35 +118,43 @@ public final class XMLSchema: @unchecked Sendable {
         return XMLSchemaValidation(violations: collector.violations, omitted: collector.omitted)
     }
 
-    // MARK: libxml2 plumbing
-
-    private final class ViolationCollector {
-        let limit: Int
-        var violations: [XMLSchemaViolation] = []
-        var omitted = 0
-
-        init(limit: Int) {
-            self.limit = limit
-        }
+    /// Parses `bytes` with `XMLDocument`'s safety settings and validates the document.
+    public func validate(bytes: [UInt8], maximumSize: Int = XMLDocument.defaultMaximumSize) throws(XMLParseError) -> XMLSchemaValidation {
+        validate(try XMLDocument(bytes: bytes, maximumSize: maximumSize))
     }
+}
 
-    private static let collect: xmlStructuredErrorFunc = { userData, error in
-        guard let userData, let error else { return }
-        let collector = Unmanaged<ViolationCollector>.fromOpaque(userData).takeUnretainedValue()
-        guard collector.violations.count < collector.limit else {
-            collector.omitted += 1
-            return
-        }
-        var message = error.pointee.message.map { String(cString: $0) } ?? "schema violation"
-        while message.last?.isWhitespace == true { message.removeLast() }
-        // The node's own line survives documents longer than 65535 lines; the error's may not.
-        var line = Int(error.pointee.line)
-        if let node = error.pointee.node {
-            let nodeLine = Int(xmlGetLineNo(node.assumingMemoryBound(to: xmlNode.self)))
-            if nodeLine > 0 { line = nodeLine }
-        }
-        collector.violations.append(XMLSchemaViolation(line: max(line, 0), message: message))
+// MARK: libxml2 plumbing
+
+private final class ViolationCollector {
+    let limit: Int
+    var violations: [XMLSchemaViolation] = []
+    var omitted = 0
+
+    init(limit: Int) {
+        self.limit = limit
     }
+}
+
+/// libxml2's structured-error callback; `userData` is the `ViolationCollector` of the call.
+/// A global rather than a static member, so that looking up `XMLSchema`'s members never needs
+/// libxml2's headers.
+private let collectViolation: xmlStructuredErrorFunc = { userData, error in
+    guard let userData, let error else { return }
+    let collector = Unmanaged<ViolationCollector>.fromOpaque(userData).takeUnretainedValue()
+    guard collector.violations.count < collector.limit else {
+        collector.omitted += 1
+        return
+    }
+    var message = error.pointee.message.map { String(cString: $0) } ?? "schema violation"
+    while message.last?.isWhitespace == true { message.removeLast() }
+    // The node's own line survives documents longer than 65535 lines; the error's may not.
+    var line = Int(error.pointee.line)
+    if let node = error.pointee.node {
+        let nodeLine = Int(xmlGetLineNo(node.assumingMemoryBound(to: xmlNode.self)))
+        if nodeLine > 0 { line = nodeLine }
+    }
+    collector.violations.append(XMLSchemaViolation(line: max(line, 0), message: message))
 }
 
 /// A mutual-exclusion lock. Foundation's NSLock is out of reach here: Foundation's ICU module
