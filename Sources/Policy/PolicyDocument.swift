@@ -216,9 +216,11 @@ private final class SemanticReader {
         case "string": return .string
         case "stringlist": return .stringList
         case "integer":
-            // Unparsable bounds are schema violations (xs:long), already reported.
-            let minimum = minimumElement.map { Int64($0.text) }
-            let maximum = maximumElement.map { Int64($0.text) }
+            // xs:long allows a '+' and, by the specification, surrounding whitespace; bounds that do
+            // not parse are schema violations, already reported.
+            let bound = { (element: XMLElement) in Int64(element.text.trimmingXMLWhitespace) }
+            let minimum = minimumElement.map(bound)
+            let maximum = maximumElement.map(bound)
             if minimum == .some(nil) || maximum == .some(nil) { return nil }
             if let low = minimum ?? nil, let high = maximum ?? nil, low > high, let maximumElement {
                 constraintIssue(maximumElement, "the policy '\(name)' has a maximum (\(high)) below its minimum (\(low))")
@@ -246,6 +248,14 @@ private final class SemanticReader {
             }
             return usable ? .enumeration(values) : nil
         }
+    }
+}
+
+extension String {
+    /// Without leading and trailing XML whitespace (space, tab, line feed, carriage return).
+    fileprivate var trimmingXMLWhitespace: String {
+        let isSpace = { (c: Character) in c == " " || c == "\t" || c == "\n" || c == "\r" || c == "\r\n" }
+        return String(drop(while: isSpace).reversed().drop(while: isSpace).reversed())
     }
 }
 

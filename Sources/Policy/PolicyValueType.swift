@@ -2,7 +2,7 @@
 ///
 /// Values are always text, because that is what an app reads back from
 /// `getValueOfPolicy:error:`; the type says which texts are meaningful.
-public enum PolicyValueType: Sendable, Equatable {
+public enum PolicyValueType: Sendable, Equatable, CustomStringConvertible {
     /// `true` or `false`.
     case boolean
     /// A decimal integer (`-12`, `0`, `168`), within the inclusive bounds when given.
@@ -29,6 +29,19 @@ public enum PolicyValueType: Sendable, Equatable {
         case .string: "string"
         case .enumeration: "enum"
         case .stringList: "stringlist"
+        }
+    }
+
+    /// The type with its constraints, for listings: `boolean`, `integer 1...8760`,
+    /// `enum Unrestricted|Blocked|Restricted`, `stringlist`.
+    public var description: String {
+        switch self {
+        case .integer(let minimum, let maximum) where minimum != nil || maximum != nil:
+            return "integer " + (minimum.map(String.init) ?? "") + "..." + (maximum.map(String.init) ?? "")
+        case .enumeration(let values):
+            return "enum " + values.map(\.identifier).joined(separator: "|")
+        default:
+            return typeName
         }
     }
 

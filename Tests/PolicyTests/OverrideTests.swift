@@ -129,3 +129,28 @@ import Testing
         #expect(template.policy(named: "Paste")?.defaultValue == "Blocked")
     }
 }
+
+@Suite struct PolicyValueTypeTests {
+    @Test func describesItselfForListings() throws {
+        let premium = try Repo.template("premium")
+        #expect(premium.policy(named: "DisableCamera")?.type.description == "boolean")
+        #expect(premium.policy(named: "MaxOfflinePeriod")?.type.description == "integer 1...8760")
+        #expect(premium.policy(named: "CutAndCopy")?.type.description == "enum Unrestricted|Blocked|Restricted")
+        #expect(premium.policy(named: "AllowedURLs")?.type.description == "stringlist")
+        #expect(PolicyValueType.integer(minimum: nil, maximum: 5).description == "integer ...5")
+        #expect(PolicyValueType.integer(minimum: nil, maximum: nil).description == "integer")
+    }
+
+    @Test func integerBoundsAreReadAsXMLSchemaLongs() throws {
+        let text = """
+            <PolicyMetadata AppMode="premium" FormatVersion="1"><Policies><Policy>
+            <PolicyName>Retries</PolicyName><PolicyType>integer</PolicyType>
+            <PolicyMinimum>5</PolicyMinimum><PolicyMaximum>+9</PolicyMaximum>
+            <PolicyDefault>5</PolicyDefault><PolicyHidden>false</PolicyHidden><PolicyCategory>C</PolicyCategory>
+            <PolicyTitle lang="en">Retries</PolicyTitle><PolicyDescription lang="en">How often.</PolicyDescription>
+            </Policy></Policies></PolicyMetadata>
+            """
+        let template = try PolicyTemplate(bytes: Array(text.utf8), schema: Repo.schema())
+        #expect(template.policy(named: "Retries")?.type == .integer(minimum: 5, maximum: 9))
+    }
+}
