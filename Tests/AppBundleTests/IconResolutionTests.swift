@@ -1,0 +1,239 @@
+import AppBundle
+import PNG
+import PropertyList
+import Testing
+import TestSupport
+
+/// One test per rule of cli-contract.md "Icon resolution".
+@Suite struct IconResolutionTests {
+    /// An app with no icon keys and no icon files, to which each test adds what it needs.
+    private func bare() -> IPABuilder {
+        var builder = IPABuilder()
+        builder.info["UIDeviceFamily"] = [1]
+        return builder
+    }
+
+    private func resolve(_ builder: IPABuilder) throws -> IconResolution {
+        let scratch = try ScratchDirectory("icon")
+        let archive = try AppArchive(path: try scratch.write("App.ipa", builder.bytes()))
+        return archive.resolveIcon()
+    }
+
+    private func png(_ size: Int, cgbi: Bool = true, seed: UInt8 = 0) -> [UInt8] {
+        IPABuilder.iconPNG(size: size, seed: seed, cgbi: cgbi)
+    }
+
+    @Test func bundleIconsChoosesTheLargestOfItsFiles() throws {
+        var builder = bare()
+        builder.addPrimaryIcon("AppIcon60x60")
+        let resolution = try resolve(builder)
+        let icon = try #require(resolution.icon)
+        #expect(icon.source == .bundleIcons)
+        #expect(icon.path == "Payload/Sample.app/AppIcon60x60@3x.png")
+        #expect((icon.width, icon.height) == (180, 180))
+        #expect(icon.format == .cgbi)
+        #expect(resolution.missingReferences.isEmpty)
+        #expect(resolution.trace.last?.contains("chose AppIcon60x60@3x.png") == true)
+    }
+
+    @Test func bundleIconsIncludesTheIPadVariantAndItsSuffixes() throws {
+        var builder = bare()
+        builder.info["CFBundleIcons"] = ["CFBundlePrimaryIcon": ["CFBundleIconFiles": ["AppIcon60x60"]]]
+        builder.info["CFBundleIcons~ipad"] = ["CFBundlePrimaryIcon": ["CFBundleIconFiles": ["AppIcon60x60", "AppIcon76x76"]]]
+        builder.addFile("AppIcon60x60@2x.png", png(120))
+        builder.addFile("AppIcon76x76@2x~ipad.png", png(152))
+        builder.addFile("AppIcon76x76~ipad.png", png(76))
+        let icon = try #require(try resolve(builder).icon)
+        #expect(icon.source == .bundleIcons)
+        #expect(icon.path == "Payload/Sample.app/AppIcon76x76@2x~ipad.png")
+    }
+
+    @Test func namesWithAndWithoutExtensionResolve() throws {
+        var builder = bare()
+        builder.info["CFBundleIconFiles"] = ["Icon-Small.png", "Icon-Large"]
+        builder.addFile("Icon-Small.png", png(29, cgbi: false))
+        builder.addFile("Icon-Large.png", png(57, cgbi: false))
+        let icon = try #require(try resolve(builder).icon)
+        #expect(icon.source == .iconFiles)
+        #expect(icon.path == "Payload/Sample.app/Icon-Large.png")
+        #expect(icon.format == .png)
+    }
+
+    @Test func aTieGoesToTheFirstListed() throws {
+        var builder = bare()
+        builder.info["CFBundleIconFiles"] = ["Second", "First"]
+        builder.addFile("First.png", png(60, seed: 1))
+        builder.addFile("Second.png", png(60, seed: 2))
+        #expect(try resolve(builder).icon?.path == "Payload/Sample.app/Second.png")
+    }
+
+    @Test func aPlainStringPrimaryIconWorks() throws {
+        var builder = bare()
+        builder.info["CFBundleIcons"] = ["CFBundlePrimaryIcon": "TVIcon"]
+        builder.addFile("TVIcon.png", png(64))
+        #expect(try resolve(builder).icon?.source == .bundleIcons)
+
+        var topLevel = bare()
+        topLevel.info["CFBundlePrimaryIcon"] = ["CFBundleIconFiles": ["Top"]]
+        topLevel.addFile("Top@2x.png", png(80))
+        #expect(try resolve(topLevel).icon?.source == .primaryIcon)
+    }
+
+    @Test func theLegacyKeysAndLaterLocationsCountInOrder() throws {
+        var legacy = bare()
+        legacy.info["CFBundleIconFile"] = "Old"
+        legacy.addFile("Old.png", png(57))
+        #expect(try resolve(legacy).icon?.source == .iconFile)
+
+        var newsstand = bare()
+        newsstand.info["CFBundleIcons"] = ["UINewsstandIcon": ["CFBundleIconFiles": ["Paper"]]]
+        newsstand.addFile("Paper.png", png(50))
+        #expect(try resolve(newsstand).icon?.source == .newsstandIcon)
+
+        var documents = bare()
+        documents.info["CFBundleDocumentTypes"] = [
+            ["CFBundleTypeName": "Text", "CFBundleTypeIconFiles": ["DocSmall"]],
+            ["CFBundleTypeName": "Image", "CFBundleTypeIconFile": "DocLarge.png"],
+        ]
+        documents.addFile("DocSmall.png", png(22))
+        documents.addFile("DocLarge.png", png(64))
+        let icon = try #require(try resolve(documents).icon)
+        #expect(icon.source == .documentTypes)
+        #expect(icon.path == "Payload/Sample.app/DocLarge.png")
+    }
+
+    @Test func anEarlierLocationWinsOverALargerLaterOne() throws {
+        var builder = bare()
+        builder.info["CFBundleIcons"] = ["CFBundlePrimaryIcon": ["CFBundleIconFiles": ["Small"]]]
+        builder.info["CFBundleIconFiles"] = ["Big"]
+        builder.addFile("Small.png", png(40))
+        builder.addFile("Big.png", png(512))
+        #expect(try resolve(builder).icon?.path == "Payload/Sample.app/Small.png")
+    }
+
+    @Test func danglingNamesAreReportedAndTheSearchGoesOn() throws {
+        var builder = bare()
+        builder.info["CFBundleIcons"] = ["CFBundlePrimaryIcon": ["CFBundleIconFiles": ["AppIcon60x60", "AppIcon40x40"]]]
+        builder.info["CFBundleIconFiles"] = ["Legacy"]
+        builder.addFile("Legacy@2x.png", png(114))
+        let resolution = try resolve(builder)
+        #expect(resolution.icon?.source == .iconFiles)
+        #expect(resolution.missingReferences.map(\.name) == ["AppIcon60x60", "AppIcon40x40"])
+        #expect(resolution.missingReferences.allSatisfy { $0.source == .bundleIcons })
+        #expect(resolution.trace.first?.contains("'AppIcon60x60' matches no file") == true)
+    }
+
+    @Test func fallbackOrderBeatsSize() throws {
+        var builder = bare()
+        builder.addFile("Icon-76.png", png(152))
+        builder.addFile("Icon.png", png(57))
+        builder.addFile("Icon-72.png", png(144))
+        let icon = try #require(try resolve(builder).icon)
+        #expect(icon.source == .fallback)
+        #expect(icon.path == "Payload/Sample.app/Icon.png")
+    }
+
+    @Test func iconsOfNestedBundlesNeverCount() throws {
+        var builder = bare()
+        builder.addExtension("Share", bundleIdentifier: "com.example.sample.share")
+        builder.nested[0].files["Icon.png"] = .init(data: png(120))
+        builder.nested[0].info?["CFBundleIconFiles"] = ["Icon"]
+        builder.addFile("Resources/Icon.png", png(120))  // not in the bundle root either
+        let resolution = try resolve(builder)
+        #expect(resolution.icon == nil)
+        #expect(resolution.trace.last == "no icon found")
+    }
+
+    @Test func unreadableFilesAreSkippedWithAReason() throws {
+        var builder = bare()
+        builder.info["CFBundleIconFiles"] = ["Broken"]
+        builder.addFile("Broken.png", Array("not a png at all".utf8))
+        builder.addFile("Icon-60@2x.png", png(120))
+        let resolution = try resolve(builder)
+        #expect(resolution.icon?.source == .fallback)
+        #expect(resolution.unreadable.map(\.path) == ["Payload/Sample.app/Broken.png"])
+        #expect(resolution.missingReferences.isEmpty)
+    }
+
+    @Test func caseMismatchesAreNamedInTheTrace() throws {
+        var builder = bare()
+        builder.info["CFBundleIconFiles"] = ["appicon"]
+        builder.addFile("AppIcon.png", png(60))
+        let resolution = try resolve(builder)
+        #expect(resolution.icon == nil)
+        #expect(resolution.trace.contains { $0.contains("'AppIcon.png' differs only in case") })
+    }
+
+    // MARK: Step 5: the asset catalog
+
+    @Test func theAssetCatalogIsUsedByCFBundleIconName() throws {
+        var builder = bare()
+        // What Xcode 12 writes with no loose PNG: ipa-server's fixture has exactly this shape.
+        builder.info["CFBundleIcons"] = ["CFBundlePrimaryIcon": ["CFBundleIconFiles": ["AppIcon60x60"], "CFBundleIconName": "Brand"]]
+        builder.addFile("Assets.car", AssetCatalogBuilder.appIconCatalog(named: "Brand"))
+        let resolution = try resolve(builder)
+        let icon = try #require(resolution.icon)
+        #expect(icon.source == .assetCatalog)
+        #expect(icon.format == .assetCatalog)
+        #expect(icon.path == "Payload/Sample.app/Assets.car#Brand60x60@3x.png")
+        #expect((icon.width, icon.height) == (180, 180))
+        #expect(resolution.missingReferences.map(\.name) == ["AppIcon60x60"])
+    }
+
+    @Test func anIPadOnlyAppGetsThePadRendition() throws {
+        var builder = bare()
+        builder.info["UIDeviceFamily"] = [2]
+        builder.info["CFBundleIconName"] = "AppIcon"
+        builder.addFile("Assets.car", AssetCatalogBuilder.appIconCatalog())
+        let icon = try #require(try resolve(builder).icon)
+        #expect(icon.path.hasSuffix("#AppIcon83.5x83.5@2x~ipad.png"))
+        #expect(icon.width == 167)
+    }
+
+    @Test func aMissingOrDamagedCatalogIsExplainedNotFatal() throws {
+        var missing = bare()
+        missing.info["CFBundleIconName"] = "AppIcon"
+        #expect(try resolve(missing).trace.contains { $0.contains("has no Assets.car") })
+
+        var damaged = bare()
+        damaged.info["CFBundleIconName"] = "AppIcon"
+        damaged.addFile("Assets.car", Array("BOMStore".utf8) + [UInt8](repeating: 0xFF, count: 600))
+        let resolution = try resolve(damaged)
+        #expect(resolution.icon == nil)
+        #expect(resolution.unreadable.map(\.path) == ["Payload/Sample.app/Assets.car"])
+
+        var unnamed = bare()
+        unnamed.info["CFBundleIconName"] = "Other"
+        unnamed.addFile("Assets.car", AssetCatalogBuilder.appIconCatalog())
+        #expect(try resolve(unnamed).trace.contains { $0.contains("no bitmap icon set named 'Other'") })
+    }
+
+    // MARK: Standard PNG output
+
+    @Test func cgbiIconsBecomeStandardPNGs() throws {
+        var builder = bare()
+        builder.addPrimaryIcon()
+        let scratch = try ScratchDirectory("icon")
+        let archive = try AppArchive(path: try scratch.write("App.ipa", builder.bytes()))
+        let icon = try #require(archive.resolveIcon().icon)
+        let png = try archive.iconPNG(icon)
+        let decoded = try PNGDecoder.decode(png)
+        #expect(!decoded.isCgBI)
+        #expect((decoded.image.width, decoded.image.height) == (180, 180))
+        // The same pixels as the CgBI original, decoded independently of the conversion.
+        let original = try PNGDecoder.decode(IPABuilder.iconPNG(size: 180, seed: 40))
+        #expect(decoded.image == original.image)
+    }
+
+    @Test func assetCatalogIconsBecomeStandardPNGs() throws {
+        var builder = bare()
+        builder.info["CFBundleIconName"] = "AppIcon"
+        builder.addFile("Assets.car", AssetCatalogBuilder.appIconCatalog())
+        let scratch = try ScratchDirectory("icon")
+        let archive = try AppArchive(path: try scratch.write("App.ipa", builder.bytes()))
+        let icon = try #require(archive.resolveIcon().icon)
+        let decoded = try PNGDecoder.decode(try archive.iconPNG(icon))
+        #expect((decoded.image.width, decoded.image.height) == (180, 180))
+        #expect(decoded.image.pixels[3] == 255)  // opaque
+    }
+}
