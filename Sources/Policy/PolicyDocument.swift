@@ -64,8 +64,12 @@ public enum PolicyDocument {
         if omitted > 0 {
             issues.append(PolicyIssue(.tooManyIssues, line: 0, "\(omitted) further problems were not listed"))
         }
-        guard issues.isEmpty, let mode else {
+        guard issues.isEmpty else {
             return PolicyValidation(issues: issues, template: nil)
+        }
+        // The schema requires both; this only guards against a validator that let one through.
+        guard let mode, !policies.isEmpty else {
+            return PolicyValidation(issues: [PolicyIssue(.schema, line: 0, "the file declares no app mode or no complete policy")], template: nil)
         }
 
         let elements: [XMLSourceElement]
