@@ -26,7 +26,6 @@ public enum PolicyDocument {
 
     public static func validate(_ bytes: [UInt8], schema: XMLSchema) -> PolicyValidation {
         // XMLDocument skips whitespace before the first '<', so its line numbers start there.
-        let lineOffset = skippedLeadingLines(bytes)
         let document: XMLDocument
         do {
             document = try XMLDocument(bytes: bytes, maximumSize: maximumSize)
@@ -36,7 +35,7 @@ public enum PolicyDocument {
             case .entityDeclaration: .entityDeclaration
             case .tooLarge: .tooLarge
             }
-            let line = error.line > 0 ? error.line + lineOffset : 0
+            let line = error.line
             return PolicyValidation(issues: [PolicyIssue(kind, line: line, error.message)], template: nil)
         }
 
@@ -46,10 +45,10 @@ public enum PolicyDocument {
         }
         let validation = schema.validate(document)
         for violation in validation.violations {
-            issues.append(PolicyIssue(.schema, line: violation.line > 0 ? violation.line + lineOffset : 0, violation.message))
+            issues.append(PolicyIssue(.schema, line: violation.line, violation.message))
         }
         var omitted = validation.omitted
-        let reader = SemanticReader(lineOffset: lineOffset)
+        let reader = SemanticReader()
         let (mode, policies) = reader.read(document)
         issues.append(contentsOf: reader.issues)
 
@@ -101,36 +100,13 @@ public enum PolicyDocument {
         }
         return nil
     }
-
-    /// Lines before the first '<' that `XMLDocument` skips (after an optional UTF-8 BOM).
-    static func skippedLeadingLines(_ bytes: [UInt8]) -> Int {
-        var index = 0
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
-        var lines = 0
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x0A: lines += 1
-            case 0x0D: if index + 1 >= bytes.count || bytes[index + 1] != 0x0A { lines += 1 }
-            case 0x20, 0x09: break
-            case UInt8(ascii: "<"): return lines
-            default: return 0
-            }
-            index += 1
-        }
-        return 0
-    }
 }
 
 /// Reads the policies out of a parsed document and checks what the schema cannot. It reads
 /// whatever is there even when the schema failed, so one run reports schema and semantic
 /// problems together; only policies complete enough to check are checked.
 private final class SemanticReader {
-    let lineOffset: Int
     var issues: [PolicyIssue] = []
-
-    init(lineOffset: Int) {
-        self.lineOffset = lineOffset
-    }
 
     func read(_ document: XMLDocument) -> (AppMode?, [Policy]) {
         guard let root = document.root, root.name == "PolicyMetadata" else { return (nil, []) }
@@ -154,7 +130,7 @@ private final class SemanticReader {
     }
 
     private func line(of element: XMLElement) -> Int {
-        element.line > 0 ? element.line + lineOffset : 0
+        element.line
     }
 
     private func readPolicy(_ element: XMLElement) -> Policy? {

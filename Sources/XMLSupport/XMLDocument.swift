@@ -62,29 +62,28 @@ public final class XMLDocument {
                 reason: .tooLarge, line: 0,
                 message: "document is \(bytes.count) bytes, above the limit of \(maximumSize)")
         }
-        XMLDocument.initializeLibrary()
+        _ = XMLInput.initialized
         guard let context = xmlNewParserCtxt() else {
             throw XMLParseError(reason: .malformed, line: 0, message: "out of memory creating the XML parser")
         }
         defer { xmlFreeParserCtxt(context) }
         let guardState = EntityGuardState()
         // The SAX hooks run inside xmlCtxtReadMemory; `_private` carries our state to them.
-        context.pointee._private = Unmanaged.passUnretained(guardState).toOpaque()
+        guardState.attach(to: context)
         context.pointee.sax.pointee.entityDecl = { rawContext, _, _, _, _, _ in
             XMLDocument.refuseEntity(rawContext)
         }
-        // Leading whitespace before the XML declaration is common in hand-edited plists and is
-        // not well-formed XML; skip it (after an optional UTF-8 BOM) rather than refusing.
-        let start = XMLDocument.contentStart(bytes)
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
-            | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_BIG_LINES.rawValue)
-        let document: xmlDocPtr? = bytes.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress.flatMap { base in
-                (base + start).withMemoryRebound(to: CChar.self, capacity: buffer.count - start) {
-                    xmlCtxtReadMemory(context, $0, Int32(buffer.count - start), nil, nil, options)
+        let input = XMLInput.prepared(bytes)
+        let document: xmlDocPtr? = withExtendedLifetime(guardState) {
+            input.withUnsafeBufferPointer { buffer in
+                buffer.baseAddress.flatMap { base in
+                    base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                        xmlCtxtReadMemory(context, $0, Int32(buffer.count), nil, nil, XMLInput.options)
+                    }
                 }
             }
         }
+        context.pointee._private = nil
         if guardState.sawEntityDeclaration {
             if let document { xmlFreeDoc(document) }
             throw XMLParseError(
@@ -93,7 +92,7 @@ public final class XMLDocument {
         }
         guard let document, context.pointee.wellFormed != 0 else {
             if let document { xmlFreeDoc(document) }
-            throw XMLDocument.lastError(context)
+            throw guardState.malformed(context)
         }
         self.pointer = document
     }
@@ -119,46 +118,18 @@ public final class XMLDocument {
 
     // MARK: libxml2 plumbing
 
-    private final class EntityGuardState {
+    private final class EntityGuardState: XMLInput.ParseState {
         var sawEntityDeclaration = false
         var line = 0
     }
 
     private static func refuseEntity(_ rawContext: UnsafeMutableRawPointer?) {
-        guard let rawContext else { return }
-        let context = rawContext.assumingMemoryBound(to: xmlParserCtxt.self)
-        if let state = context.pointee._private {
-            let guardState = Unmanaged<EntityGuardState>.fromOpaque(state).takeUnretainedValue()
+        guard let (context, state) = XMLInput.ParseState.of(rawContext) else { return }
+        if let guardState = state as? EntityGuardState {
             guardState.sawEntityDeclaration = true
             guardState.line = Int(context.pointee.input?.pointee.line ?? 0)
         }
         xmlStopParser(context)
-    }
-
-    private static func lastError(_ context: xmlParserCtxtPtr) -> XMLParseError {
-        let error = context.pointee.lastError
-        var message = error.message.map { String(cString: $0) } ?? "not well-formed XML"
-        while message.last?.isWhitespace == true { message.removeLast() }
-        return XMLParseError(reason: .malformed, line: Int(error.line), message: message)
-    }
-
-    private static func contentStart(_ bytes: [UInt8]) -> Int {
-        var index = 0
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
-        var probe = index
-        while probe < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[probe]) { probe += 1 }
-        // Only skip when what follows is markup; a UTF-16 document keeps its BOM for libxml2.
-        if probe < bytes.count, bytes[probe] == UInt8(ascii: "<") { return probe }
-        return index == 3 ? 0 : index
-    }
-
-    private static let initialized: Bool = {
-        xmlInitParser()
-        return true
-    }()
-
-    private static func initializeLibrary() {
-        _ = initialized
     }
 }
 

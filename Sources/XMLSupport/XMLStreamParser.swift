@@ -99,7 +99,7 @@ public enum XMLStreamParser {
                 reason: .tooLarge, line: 0,
                 message: "document is \(bytes.count) bytes, above the limit of \(min(maximumSize, Int(Int32.max)))")
         }
-        _ = initialized
+        _ = XMLInput.initialized
         guard let context = xmlNewParserCtxt() else {
             throw XMLParseError(reason: .malformed, line: 0, message: "out of memory creating the XML parser")
         }
@@ -142,18 +142,14 @@ public enum XMLStreamParser {
             state.stop(context)
         }
 
-        let start = contentStart(bytes)
-        // Lines skipped before the markup still count, so reported lines match the file.
-        let skippedLines = bytes.prefix(start).reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-        let state = StreamState(handler: handler, lineOffset: skippedLines)
-        context.pointee._private = Unmanaged.passUnretained(state).toOpaque()
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
-            | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_BIG_LINES.rawValue)
+        let state = StreamState(handler: handler)
+        state.attach(to: context)
+        let input = XMLInput.prepared(bytes)
         let document: xmlDocPtr? = withExtendedLifetime(state) {
-            bytes.withUnsafeBufferPointer { buffer in
+            input.withUnsafeBufferPointer { buffer in
                 buffer.baseAddress.flatMap { base in
-                    (base + start).withMemoryRebound(to: CChar.self, capacity: buffer.count - start) {
-                        xmlCtxtReadMemory(context, $0, Int32(buffer.count - start), nil, nil, options)
+                    base.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                        xmlCtxtReadMemory(context, $0, Int32(buffer.count), nil, nil, XMLInput.options)
                     }
                 }
             }
@@ -175,46 +171,39 @@ public enum XMLStreamParser {
             break
         }
         if state.stopped { return .stoppedByHandler }
-        guard context.pointee.wellFormed != 0, bytes.count > start else {
-            let error = context.pointee.lastError
-            var message = error.message.map { String(cString: $0) } ?? "not well-formed XML"
-            while message.last?.isWhitespace == true { message.removeLast() }
-            if bytes.count <= start { message = "the document is empty" }
-            let line = error.line > 0 ? Int(error.line) + skippedLines : 0
-            throw XMLParseError(reason: .malformed, line: line, message: message)
+        if XMLInput.isBlank(bytes) {
+            throw XMLParseError(reason: .malformed, line: 0, message: "the document is empty")
+        }
+        guard context.pointee.wellFormed != 0 else {
+            throw state.malformed(context)
         }
         return .completed
     }
 
     // MARK: libxml2 plumbing
 
-    private final class StreamState {
+    private final class StreamState: XMLInput.ParseState {
         enum Refusal {
             case entityDeclaration(line: Int)
             case undeclaredReference(String, line: Int)
         }
 
         let handler: any XMLStreamHandler
-        let lineOffset: Int
         var stopped = false
         var refusal: Refusal?
 
-        init(handler: any XMLStreamHandler, lineOffset: Int) {
+        init(handler: any XMLStreamHandler) {
             self.handler = handler
-            self.lineOffset = lineOffset
         }
 
-        /// The parser context and our state, from the `ctx` libxml2 passes to SAX callbacks
-        /// (the context itself, since no separate user data is set).
+        /// The parser context and our state, from the `ctx` libxml2 passes to SAX callbacks.
         static func from(_ rawContext: UnsafeMutableRawPointer?) -> (xmlParserCtxtPtr, StreamState)? {
-            guard let rawContext else { return nil }
-            let context = rawContext.assumingMemoryBound(to: xmlParserCtxt.self)
-            guard let state = context.pointee._private else { return nil }
-            return (context, Unmanaged<StreamState>.fromOpaque(state).takeUnretainedValue())
+            guard let (context, state) = XMLInput.ParseState.of(rawContext), let stream = state as? StreamState else { return nil }
+            return (context, stream)
         }
 
         func line(_ context: xmlParserCtxtPtr) -> Int {
-            Int(context.pointee.input?.pointee.line ?? 0) + lineOffset
+            Int(context.pointee.input?.pointee.line ?? 0)
         }
 
         func stop(_ context: xmlParserCtxtPtr) {
@@ -223,20 +212,4 @@ public enum XMLStreamParser {
         }
     }
 
-    private static let initialized: Bool = {
-        xmlInitParser()
-        return true
-    }()
-
-    /// Where markup starts: after a UTF-8 byte-order mark and leading whitespace, which
-    /// hand-edited files have and XML does not allow before the declaration (as `XMLDocument`).
-    private static func contentStart(_ bytes: [UInt8]) -> Int {
-        var index = 0
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
-        var probe = index
-        while probe < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[probe]) { probe += 1 }
-        // Only skip when what follows is markup; a UTF-16 document keeps its BOM for libxml2.
-        if probe < bytes.count, bytes[probe] == UInt8(ascii: "<") { return probe }
-        return index == 3 ? 0 : index
-    }
 }

@@ -82,3 +82,21 @@ import XMLSupport
         }
     }
 }
+
+@Suite struct XMLInputTests {
+    @Test func whitespaceBeforeTheDeclarationKeepsLineNumbers() throws {
+        let text = "\n\n<?xml version=\"1.0\"?>\n<a>\n<b>\n</a>"
+        #expect { try XMLDocument(bytes: Array(text.utf8)) } throws: { error in
+            (error as? XMLParseError)?.line == 6
+        }
+        let good = try XMLDocument(bytes: Array("\n\n<?xml version=\"1.0\"?>\n<a>\n  <b/>\n</a>".utf8))
+        #expect(good.root?.children.first?.line == 5)
+    }
+
+    @Test func reportsTheFirstErrorNotItsConsequences() {
+        let text = "<a>\n<b>\n<c>\n</b>\n</a>\n"
+        #expect { try XMLDocument(bytes: Array(text.utf8)) } throws: { error in
+            (error as? XMLParseError)?.line == 4
+        }
+    }
+}

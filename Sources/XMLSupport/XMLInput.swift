@@ -1,0 +1,92 @@
+import CLibxml2
+
+/// What every XML parse in the toolkit shares, so `XMLDocument` and `XMLStreamParser` cannot
+/// drift apart: libxml2's options, how input bytes are prepared, and how errors are reported.
+enum XMLInput {
+    /// `XML_PARSE_NONET` and no `XML_PARSE_DTDLOAD`/`NOENT`/`HUGE`: no network, no external DTD, no
+    /// entity substitution, libxml2's depth and size limits on; errors collected, not printed.
+    static let options = Int32(
+        XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
+            | XML_PARSE_NOCDATA.rawValue | XML_PARSE_BIG_LINES.rawValue)
+
+    static let initialized: Bool = {
+        xmlInitParser()
+        return true
+    }()
+
+    /// The bytes to give libxml2. Hand-edited files often have whitespace before the XML
+    /// declaration, which XML does not allow; it is moved to just after the declaration, so every
+    /// later line keeps the number it has in the file. Anything else is returned unchanged.
+    static func prepared(_ bytes: [UInt8]) -> [UInt8] {
+        let bom = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var markup = bom
+        while markup < bytes.count, isSpace(bytes[markup]) { markup += 1 }
+        guard markup > bom, bytes[markup...].starts(with: Array("<?xml".utf8)),
+              let end = declarationEnd(in: bytes, from: markup) else { return bytes }
+        var result = Array(bytes[0..<bom])
+        result.reserveCapacity(bytes.count)
+        result += bytes[markup..<end]
+        result += bytes[bom..<markup]
+        result += bytes[end...]
+        return result
+    }
+
+    /// Whether the input holds nothing but a byte-order mark and whitespace.
+    static func isBlank(_ bytes: [UInt8]) -> Bool {
+        let bom = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        return bytes[bom...].allSatisfy(isSpace)
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    /// Just past the `?>` closing the declaration that starts at `start`.
+    private static func declarationEnd(in bytes: [UInt8], from start: Int) -> Int? {
+        var index = start
+        while index + 1 < bytes.count {
+            if bytes[index] == UInt8(ascii: "?"), bytes[index + 1] == UInt8(ascii: ">") { return index + 2 }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Per-parse state reachable from libxml2's callbacks through the context's `_private`.
+    /// It records the first error libxml2 raises: later ones are usually consequences of it
+    /// (an unclosed element is reported again at the end of the file).
+    class ParseState {
+        private(set) var firstError: (line: Int, message: String)?
+
+        /// The state of the parse running in `rawContext`, the `ctx` libxml2 passes to callbacks
+        /// (the parser context itself, as no separate user data is set).
+        static func of(_ rawContext: UnsafeMutableRawPointer?) -> (xmlParserCtxtPtr, ParseState)? {
+            guard let rawContext else { return nil }
+            let context = rawContext.assumingMemoryBound(to: xmlParserCtxt.self)
+            guard let state = context.pointee._private else { return nil }
+            return (context, Unmanaged<ParseState>.fromOpaque(state).takeUnretainedValue())
+        }
+
+        /// Installs the state and the structured-error hook on a context.
+        func attach(to context: xmlParserCtxtPtr) {
+            context.pointee._private = Unmanaged.passUnretained(self).toOpaque()
+            context.pointee.sax.pointee.serror = { userData, error in
+                guard let error, let (_, state) = ParseState.of(userData) else { return }
+                guard state.firstError == nil, error.pointee.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
+                var message = error.pointee.message.map { String(cString: $0) } ?? "not well-formed XML"
+                while message.last?.isWhitespace == true { message.removeLast() }
+                state.firstError = (Int(error.pointee.line), message)
+            }
+        }
+
+        /// The first error, else libxml2's last one, as a coded error.
+        func malformed(_ context: xmlParserCtxtPtr) -> XMLParseError {
+            if let firstError {
+                return XMLParseError(reason: .malformed, line: firstError.line, message: firstError.message)
+            }
+            let error = context.pointee.lastError
+            var message = error.message.map { String(cString: $0) } ?? "not well-formed XML"
+            while message.last?.isWhitespace == true { message.removeLast() }
+            return XMLParseError(reason: .malformed, line: Int(error.line), message: message)
+        }
+    }
+}
