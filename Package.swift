@@ -54,11 +54,18 @@ let package = Package(
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
+        // Wrapping: the policy bundle, the repack and the .mdx container.
+        .target(
+            name: "Wrapping",
+            dependencies: ["Checks", "AppBundle", "IPAArchive", "Policy", "PropertyList", "FormatSupport",
+                           .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
+
         // The command line: parses arguments and renders reports, nothing else.
         .executableTarget(
             name: "ipawrap",
             dependencies: [
-                "IPAArchive", "FormatSupport", "AppBundle", "Checks",
+                "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Policy", "AssetCatalog", "Wrapping",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -71,6 +78,11 @@ let package = Package(
             path: "Benchmarks/ipawrap-bench",
             swiftSettings: strict
         ),
+
+        // The sample app's generator (Scripts/make-sample), built from the tests' IPA builders.
+        .executableTarget(
+            name: "sample-generator", dependencies: ["TestSupport", "PropertyList"], path: "Samples/Generator",
+            swiftSettings: strict),
 
         // Tests mirror the source layout; fixtures live in Tests/Fixtures with their licenses.
         .target(name: "TestSupport", dependencies: ["FormatSupport", "CZlib", "PropertyList"], path: "Tests/TestSupport", swiftSettings: strict),
@@ -85,6 +97,7 @@ let package = Package(
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
         .testTarget(name: "ChecksTests", dependencies: ["Checks", "AppBundle", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "WrappingTests", dependencies: ["Wrapping", "Checks", "Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "CLITests",
             dependencies: ["IPAArchive", "TestSupport"],

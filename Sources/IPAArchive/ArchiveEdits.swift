@@ -17,11 +17,15 @@ public struct ArchiveEdits: Sendable, Equatable {
         public var content: Content
         /// Permission bits; nil chooses 0644 for files, 0755 for folders and Mach-O files.
         public var permissions: UInt16?
+        /// Store the content as is instead of deflating it (for content that is already
+        /// compressed, such as an IPA inside an .mdx).
+        public var stored: Bool
 
-        public init(name: String, content: Content, permissions: UInt16? = nil) {
+        public init(name: String, content: Content, permissions: UInt16? = nil, stored: Bool = false) {
             self.name = name
             self.content = content
             self.permissions = permissions
+            self.stored = stored
         }
     }
 

@@ -86,6 +86,9 @@ public struct DOSTimestamp: Sendable, Hashable, Comparable {
         self.date = date
     }
 
+    /// 1980-01-01 00:00, the earliest moment zip can record.
+    public static let earliest = DOSTimestamp(time: 0, date: 1 << 5 | 1)
+
     /// The timestamp for a moment, read in UTC so the same moment gives the same bytes on every
     /// machine. Dates before 1980 clamp to 1980-01-01, after 2107 to the last representable day.
     public init(secondsSince1970 seconds: Int64) {

@@ -19,16 +19,28 @@ public enum ArchiveWriter {
         options: RepackOptions = RepackOptions(), verify: ((String) throws -> Void)? = nil
     ) throws -> RepackSummary {
         try refuseOverwritingInput(archive, output: output)
+        let out = try AtomicOutputFile(destination: output)
+        let summary = try write(archive, into: out, edits: edits, options: options, verify: verify)
+        try out.commit(length: summary.outputSize, synchronize: options.synchronize)
+        return summary
+    }
+
+    /// Like `repack`, but into an output the caller publishes (`commit`) or abandons; the result
+    /// can be read back meanwhile through `out.readablePath`.
+    public static func write(
+        _ archive: ZipArchive, into out: AtomicOutputFile, edits: ArchiveEdits = ArchiveEdits(),
+        options: RepackOptions = RepackOptions(), verify: ((String) throws -> Void)? = nil
+    ) throws -> RepackSummary {
+        let output = out.destination
         let plan = try RepackPlan(archive: archive, edits: edits)
         let timestamp: Int64
         switch options.timestamp {
         case .latestInArchive:
-            timestamp = archive.entries.map(\.modified).max()?.secondsSince1970 ?? 315_532_800
+            timestamp = (archive.entries.map(\.modified).max() ?? .earliest).secondsSince1970
         case .secondsSince1970(let seconds):
             timestamp = seconds
         }
 
-        let out = try AtomicOutputFile(destination: output)
         var position: UInt64 = 0
         var newOffsets = [UInt64](repeating: 0, count: archive.entries.count)
 
@@ -51,42 +63,67 @@ public enum ArchiveWriter {
             position += current.end - current.start
         }
 
-        // 2. Added entries, deflated.
-        var addedRecords: [[UInt8]] = []
-        for addition in plan.added {
-            let written = try NewEntryEncoder.write(
-                addition, at: position, to: out, unixTime: timestamp, level: options.compressionLevel)
-            addedRecords.append(written.centralRecord)
-            position = written.end
-        }
-
-        // 3. The central directory: copied records (offsets patched) in their order, then new ones.
-        let directoryOffset = position
-        var directory: [UInt8] = []
+        var copiedRecords: [[UInt8]] = []
         for entry in plan.kept.sorted(by: { $0.index < $1.index }) {
             do {
-                directory += try ZipRecordWriter.relocated(archive.records[entry.index], to: newOffsets[entry.index])
+                copiedRecords.append(try ZipRecordWriter.relocated(archive.records[entry.index], to: newOffsets[entry.index]))
             } catch {
                 throw OutputError(path: output, reason: "entry '\(entry.name)' cannot be moved beyond 4 GiB")
             }
         }
-        for record in addedRecords { directory += record }
-        let entryCount = UInt64(plan.kept.count + addedRecords.count)
-        directory += ZipRecordWriter.endRecords(
-            entryCount: entryCount, directoryOffset: directoryOffset,
-            directorySize: UInt64(directory.count), comment: archive.comment)
-        try out.write(directory, at: directoryOffset)
-        let length = directoryOffset + UInt64(directory.count)
-
-        if let verify {
-            try verify(out.readablePath)
-        } else {
-            _ = try ZipArchive(path: out.readablePath, limits: archive.limits)
-        }
-        try out.commit(length: length, synchronize: options.synchronize)
+        let length = try finish(
+            out, at: position, copiedRecords: copiedRecords, added: plan.added, comment: archive.comment,
+            unixTime: timestamp, options: options,
+            verify: verify ?? { path in _ = try ZipArchive(path: path, limits: archive.limits) })
         return RepackSummary(
             output: output, copiedEntries: plan.kept.count, addedEntries: plan.added.count,
             removedEntries: plan.removedCount, outputSize: length)
+    }
+
+    /// Writes a new archive holding only `additions` (sorted by name, parent folders first).
+    @discardableResult
+    public static func create(
+        at output: String, additions: [ArchiveEdits.Addition], options: RepackOptions = RepackOptions(),
+        verify: ((String) throws -> Void)? = nil
+    ) throws -> RepackSummary {
+        let added = try RepackPlan.entries(for: additions).values.sorted { $0.name < $1.name }
+        let timestamp: Int64 = switch options.timestamp {
+        case .latestInArchive: DOSTimestamp.earliest.secondsSince1970
+        case .secondsSince1970(let seconds): seconds
+        }
+        let out = try AtomicOutputFile(destination: output)
+        let length = try finish(
+            out, at: 0, copiedRecords: [], added: added, comment: [], unixTime: timestamp, options: options,
+            verify: verify ?? { path in _ = try ZipArchive(path: path) })
+        try out.commit(length: length, synchronize: options.synchronize)
+        return RepackSummary(output: output, copiedEntries: 0, addedEntries: added.count, removedEntries: 0, outputSize: length)
+    }
+
+    /// Writes the added entries after `position`, then the central directory (copied records
+    /// first) and the end records, and verifies the result. Returns the length.
+    private static func finish(
+        _ out: AtomicOutputFile, at start: UInt64, copiedRecords: [[UInt8]], added: [RepackPlan.Added], comment: [UInt8],
+        unixTime: Int64, options: RepackOptions, verify: (String) throws -> Void
+    ) throws -> UInt64 {
+        var position = start
+        var directory: [UInt8] = []
+        for record in copiedRecords { directory += record }
+        for addition in added {
+            let written = try NewEntryEncoder.write(
+                addition, at: position, to: out, unixTime: unixTime, level: options.compressionLevel)
+            directory += written.centralRecord
+            position = written.end
+        }
+        let directoryOffset = position
+        let directorySize = UInt64(directory.count)
+        directory += ZipRecordWriter.endRecords(
+            entryCount: UInt64(copiedRecords.count + added.count), directoryOffset: directoryOffset,
+            directorySize: directorySize, comment: comment)
+        try out.write(directory, at: directoryOffset)
+        let length = directoryOffset + UInt64(directory.count)
+        try out.setLength(length)
+        try verify(out.readablePath)
+        return length
     }
 
     private static func refuseOverwritingInput(_ archive: ZipArchive, output: String) throws {
@@ -148,6 +185,8 @@ struct RepackPlan {
         /// Full `st_mode`.
         var mode: UInt16
         var source: Source
+        /// Written without compression.
+        var stored = false
 
         /// The path without a trailing slash, as `ArchiveEntry.pathKey`.
         var pathKey: String {
@@ -175,17 +214,7 @@ struct RepackPlan {
         }
 
         var replaced = Set<Int>()
-        var added: [String: Added] = [:]
-        for addition in edits.additions {
-            for item in try Self.expand(addition) {
-                if let reason = item.name.unsafeReason {
-                    throw RepackRequestError(.invalidName("\(item.name)", reason: reason))
-                }
-                let key = item.pathKey
-                guard added[key] == nil else { throw RepackRequestError(.duplicateAddition(key)) }
-                added[key] = item
-            }
-        }
+        var added = try Self.entries(for: edits.additions)
         // An addition replaces an existing entry of the same kind at the same path.
         for (key, item) in added {
             guard let existing = archive.entry(named: key), !removed.contains(existing.index) else { continue }
@@ -227,6 +256,23 @@ struct RepackPlan {
         self.removedCount = removed.subtracting(replaced).count
     }
 
+    /// The entries for a list of additions (folders expanded), keyed by path; names are checked
+    /// for safety and must not repeat.
+    static func entries(for additions: [ArchiveEdits.Addition]) throws -> [String: Added] {
+        var added: [String: Added] = [:]
+        for addition in additions {
+            for item in try expand(addition) {
+                if let reason = item.name.unsafeReason {
+                    throw RepackRequestError(.invalidName("\(item.name)", reason: reason))
+                }
+                let key = item.pathKey
+                guard added[key] == nil else { throw RepackRequestError(.duplicateAddition(key)) }
+                added[key] = item
+            }
+        }
+        return added
+    }
+
     /// The entry at `path` and, for a folder, everything inside it.
     private static func entries(at path: String, in archive: ZipArchive) -> [Int] {
         var key = path
@@ -239,6 +285,14 @@ struct RepackPlan {
     private static func expand(_ addition: ArchiveEdits.Addition) throws -> [Added] {
         var name = addition.name
         while name.hasSuffix("/") { name.removeLast() }
+        var items = try expandContent(addition, as: name)
+        if addition.stored {
+            for index in items.indices { items[index].stored = true }
+        }
+        return items
+    }
+
+    private static func expandContent(_ addition: ArchiveEdits.Addition, as name: String) throws -> [Added] {
         switch addition.content {
         case .bytes(let bytes):
             guard bytes.count < 0xFFFF_FFFF else { throw RepackRequestError(.entryTooLarge(name)) }
@@ -252,13 +306,15 @@ struct RepackPlan {
             return [Added(name: EntryName(name), kind: .symlink,
                           mode: 0o120000 | (addition.permissions ?? 0o755), source: .bytes(Array(target.utf8)))]
         case .file(let path):
-            return try expandFile(path, as: name, permissions: addition.permissions)
+            return try expandFile(path, as: name, permissions: addition.permissions, followingLinks: true)
         }
     }
 
-    private static func expandFile(_ path: String, as name: String, permissions: UInt16?) throws -> [Added] {
+    /// A file or folder on disk as entries. The path itself is followed if it is a symlink (as
+    /// `cp -H` does); symlinks inside a folder stay symlinks.
+    private static func expandFile(_ path: String, as name: String, permissions: UInt16?, followingLinks: Bool) throws -> [Added] {
         var info = stat()
-        guard lstat(path, &info) == 0 else {
+        guard (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 else {
             throw RepackRequestError(.unreadableSource(path, reason: String(cString: strerror(errno))))
         }
         switch info.st_mode & S_IFMT {
@@ -275,7 +331,7 @@ struct RepackPlan {
                 throw RepackRequestError(.unreadableSource(path, reason: "\(error.localizedDescription)"))
             }
             for child in children {
-                result += try expandFile(path + "/" + child, as: name + "/" + child, permissions: nil)
+                result += try expandFile(path + "/" + child, as: name + "/" + child, permissions: nil, followingLinks: false)
             }
             return result
         case S_IFREG:

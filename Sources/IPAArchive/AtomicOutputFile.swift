@@ -105,6 +105,14 @@ public final class AtomicOutputFile {
         temporaryPath ?? "/proc/self/fd/\(descriptor)"
     }
 
+    /// Cuts the file to `length` bytes (an entry stored after a failed deflate may have left bytes
+    /// beyond the end).
+    public func setLength(_ length: UInt64) throws(OutputError) {
+        guard ftruncate(descriptor, off_t(length)) == 0 else {
+            throw OutputError(path: destination, errno: errno)
+        }
+    }
+
     /// Sets the final length and publishes the file at `destination`.
     ///
     /// - Parameter synchronize: also flush the data and the folder entry to disk (`fsync`), for

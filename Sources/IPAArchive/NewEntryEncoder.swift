@@ -33,11 +33,14 @@ enum NewEntryEncoder {
         switch entry.source {
         case .none:
             break
-        case .bytes(let bytes) where entry.kind != .file || bytes.isEmpty:
+        case .bytes(let bytes) where entry.kind != .file || bytes.isEmpty || entry.stored:
             crc = checksum(bytes, previous: 0)
             try out.write(bytes, at: dataOffset)
             compressedSize = UInt64(bytes.count)
             uncompressedSize = UInt64(bytes.count)
+        case .file where entry.stored:
+            (crc, compressedSize) = try store(entry.source, to: out, at: dataOffset)
+            uncompressedSize = compressedSize
         case .bytes, .file:
             let deflated = try deflate(entry.source, to: out, at: dataOffset, level: level)
             crc = deflated.crc
@@ -46,7 +49,7 @@ enum NewEntryEncoder {
                 method = 8
                 compressedSize = deflated.compressedSize
             } else {
-                compressedSize = try store(entry.source, to: out, at: dataOffset)
+                compressedSize = try store(entry.source, to: out, at: dataOffset).size
             }
         }
 
@@ -91,13 +94,16 @@ enum NewEntryEncoder {
         }
     }
 
-    private static func store(_ source: RepackPlan.Added.Source, to out: AtomicOutputFile, at offset: UInt64) throws -> UInt64 {
+    /// Writes the content uncompressed; returns its CRC and size.
+    private static func store(_ source: RepackPlan.Added.Source, to out: AtomicOutputFile, at offset: UInt64) throws -> (crc: UInt32, size: UInt64) {
         var position = offset
+        var crc: UInt32 = 0
         try forEachChunk(source) { chunk in
+            crc = checksum(chunk, previous: crc)
             try out.write(chunk, at: position)
             position += UInt64(chunk.count)
         }
-        return position - offset
+        return (crc, position - offset)
     }
 
     private static func deflate(

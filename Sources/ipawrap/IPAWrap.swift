@@ -24,7 +24,10 @@ struct IPAWrap: ParsableCommand {
             InspectCommand.self,
             CheckCommand.self,
             IconCommand.self,
+            WrapCommand.self,
             RepackCommand.self,
+            PolicyCommand.self,
+            AssetsCommand.self,
         ]
     )
 }

@@ -138,6 +138,7 @@ public struct IPABuilder {
     public func bytes() throws -> [UInt8] {
         var zip = ZipBuilder()
         let stamp = ZipBuilder.extendedTimestamp(timestamp)
+        let (dosTime, dosDate) = ZipBuilder.dosDateTime(timestamp)
         let app = "Payload/\(appName).app/"
         var written: Set<String> = []
         func folder(_ path: String) {
@@ -145,6 +146,7 @@ public struct IPABuilder {
             var entry = ZipBuilder.Entry(name: Array(path.utf8), data: [], mode: 0o040755, compression: .stored)
             entry.localExtra = stamp
             entry.centralExtra = stamp
+            (entry.dosTime, entry.dosDate) = (dosTime, dosDate)
             zip.entries.append(entry)
         }
         func parents(of path: String) {
@@ -161,6 +163,7 @@ public struct IPABuilder {
                 compression: file.symlinkTarget != nil ? .stored : .deflate)
             entry.localExtra = stamp
             entry.centralExtra = stamp
+            (entry.dosTime, entry.dosDate) = (dosTime, dosDate)
             zip.entries.append(entry)
         }
 
@@ -174,6 +177,7 @@ public struct IPABuilder {
         for (path, item) in files.sorted(by: { $0.key < $1.key }) { file(app + path, item) }
         for bundle in nested {
             let base = app + bundle.path + "/"
+            parents(of: base)
             folder(base)
             if let info = bundle.info {
                 let format: PropertyList.Format = bundle.path.hasSuffix(".framework") ? .binary : .xml

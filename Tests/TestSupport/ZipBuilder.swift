@@ -1,3 +1,4 @@
+import Foundation
 import CZlib
 
 /// A small zip writer for tests, independent of the toolkit's own writer, that can produce both
@@ -207,6 +208,18 @@ public struct ZipBuilder {
         out.le(UInt16(name.count)); out.le(UInt16(0)); out.le(UInt16(0)); out.le(UInt16(0)); out.le(UInt16(0))
         out.le(UInt32(0o100644) << 16); out.le(offset)
         return out + name
+    }
+
+    /// MS-DOS time and date fields for a moment, read in UTC (Foundation's calendar, independent of
+    /// the toolkit's own conversion).
+    public static func dosDateTime(_ unixTime: UInt32) -> (time: UInt16, date: UInt16) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let parts = calendar.dateComponents(
+            [.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: TimeInterval(unixTime)))
+        let date = ((parts.year ?? 1980) - 1980) << 9 | (parts.month ?? 1) << 5 | (parts.day ?? 1)
+        let time = (parts.hour ?? 0) << 11 | (parts.minute ?? 0) << 5 | (parts.second ?? 0) / 2
+        return (UInt16(time), UInt16(date))
     }
 
     /// Info-ZIP's extended-timestamp extra field with a modification time.

@@ -45,7 +45,7 @@ struct RepackCommand: ParsableCommand {
         for addition in additions where !addition.contains("=") {
             throw ValidationError("--add expects PATH=FILE, got '\(addition)'")
         }
-        _ = try newEntryTimestamp()
+        _ = try NewEntryTimestamp.parse(timestamp)
     }
 
     func run() throws {
@@ -62,27 +62,12 @@ struct RepackCommand: ParsableCommand {
                 removals: removals)
             let summary = try ArchiveWriter.repack(
                 archive.zip, to: output, edits: edits,
-                options: RepackOptions(timestamp: try newEntryTimestamp(), synchronize: fsync),
+                options: RepackOptions(timestamp: try NewEntryTimestamp.parse(timestamp), synchronize: fsync),
                 verify: { path in _ = try IPAArchive(path: path, limits: limits.limits) })
             let seconds = Date().timeIntervalSince(started)
             print("Wrote \(summary.output): \(summary.copiedEntries) entries copied raw, "
                 + "\(summary.addedEntries) added, \(summary.removedEntries) removed, "
                 + "\(summary.outputSize) bytes in \(String(format: "%.2f", seconds)) s")
-        }
-    }
-
-    private func newEntryTimestamp() throws -> NewEntryTimestamp {
-        let value = timestamp ?? ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"]
-        switch value {
-        case nil, "latest":
-            return .latestInArchive
-        case "now":
-            return .secondsSince1970(Int64(Date().timeIntervalSince1970))
-        case let text?:
-            guard let seconds = Int64(text) else {
-                throw ValidationError("--timestamp expects 'latest', 'now' or seconds since 1970, got '\(text)'")
-            }
-            return .secondsSince1970(seconds)
         }
     }
 }

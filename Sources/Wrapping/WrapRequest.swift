@@ -1,0 +1,64 @@
+import Checks
+import IPAArchive
+import Policy
+
+/// Everything `wrap` is asked to do.
+public struct WrapRequest: Sendable {
+    public enum Format: String, Sendable, CaseIterable {
+        /// The wrapped app as an .ipa.
+        case ipa
+        /// A Citrix .mdx container: the policy XML, the wrapped .ipa, the icon and metadata.
+        case mdx
+    }
+
+    public var input: String
+    public var output: String
+    public var format: Format
+    public var checks: CheckOptions
+    public var limits: ArchiveLimits
+    /// A template name from `Templates/policies/` (default `premium`), unless `policyFile` is set.
+    public var template: String?
+    /// A policy XML file to embed instead of a template.
+    public var policyFile: String?
+    /// `--set NAME=VALUE`, applied in order.
+    public var overrides: [PolicyOverride]
+    /// `--mode`; nil keeps the template's mode.
+    public var mode: AppMode?
+    /// Replace a policy bundle that is already there.
+    public var rewrap: Bool
+    public var templates: TemplateDirectory
+    public var repack: RepackOptions
+
+    public init(
+        input: String, output: String, format: Format = .ipa, checks: CheckOptions = CheckOptions(),
+        limits: ArchiveLimits = .default, template: String? = nil, policyFile: String? = nil,
+        overrides: [PolicyOverride] = [], mode: AppMode? = nil, rewrap: Bool = false,
+        templates: TemplateDirectory, repack: RepackOptions = RepackOptions()
+    ) {
+        self.input = input
+        self.output = output
+        self.format = format
+        self.checks = checks
+        self.limits = limits
+        self.template = template
+        self.policyFile = policyFile
+        self.overrides = overrides
+        self.mode = mode
+        self.rewrap = rewrap
+        self.templates = templates
+        self.repack = repack
+    }
+
+    /// The template used when neither `template` nor `policyFile` is given.
+    public static let defaultTemplate = "premium"
+}
+
+/// What `wrap` did.
+public struct WrapOutcome: Sendable {
+    /// The report, including the wrap's own findings.
+    public let report: Report
+    /// Whether an output was written (false when an error finding stopped the wrap).
+    public let written: Bool
+    public let policy: PolicyBundle?
+    public let outputSize: UInt64?
+}

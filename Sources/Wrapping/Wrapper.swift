@@ -1,0 +1,93 @@
+import AppBundle
+import Checks
+import Foundation
+import IPAArchive
+import Policy
+import PropertyList
+
+/// `ipawrap wrap`: runs every check of `check`; on any error finding writes nothing; otherwise
+/// embeds the policy bundle and repacks with the raw-copy writer (every other entry byte for byte),
+/// as an .ipa or inside an .mdx container.
+public enum Wrapper {
+    public static func wrap(_ request: WrapRequest, tool: Report.Tool) throws -> WrapOutcome {
+        // The policy first: a mistake in the request should not wait for the archive.
+        let (template, templateName) = try loadPolicy(request)
+        let toolkitVersion = try request.checks.toolkitVersion ?? request.templates.toolkitVersion()
+        var checks = request.checks
+        checks.toolkitVersion = toolkitVersion
+        let mode = request.mode ?? template.mode
+
+        let inspection = try Inspector.inspect(path: request.input, options: checks, limits: request.limits, tool: tool)
+        var report = inspection.report
+        let archive = inspection.archive
+        let bundlePath = archive.app.path + "/" + PolicyBundle.folderName
+        let alreadyWrapped = archive.entry(bundlePath) != nil
+            || archive.archive.zip.entries.contains { $0.path.hasPrefix(bundlePath + "/") }
+        if alreadyWrapped && !request.rewrap {
+            report.findings.append(Finding(
+                .alreadyWrapped, message: "\(archive.app.path) already holds \(PolicyBundle.folderName)", path: bundlePath))
+        }
+        if archive.app.isSigned {
+            report.findings.append(Finding(
+                .signatureInvalidated,
+                message: "\(archive.app.path) is signed (_CodeSignature/CodeResources); adding \(PolicyBundle.folderName) "
+                    + "changes its sealed contents, so the signature no longer matches",
+                path: archive.app.path + "/_CodeSignature/CodeResources"))
+        }
+        if let requested = request.mode, requested != template.mode {
+            report.findings.append(Finding(
+                .policyModeDiffers,
+                message: "--mode \(requested.rawValue) differs from the \(template.mode.rawValue) mode of the policy '\(templateName)'",
+                path: nil))
+        }
+        report.findings.sort { ($0.severity, $0.code, $0.path ?? "") < ($1.severity, $1.code, $1.path ?? "") }
+        guard !report.hasErrors else {
+            return WrapOutcome(report: report, written: false, policy: nil, outputSize: nil)
+        }
+
+        let policy = try PolicyBundle(template: template, templateName: templateName, mode: mode, toolkitVersion: toolkitVersion)
+        let toolName = "\(tool.name) \(tool.version)"
+        let edits = ArchiveEdits(
+            additions: [
+                .init(name: bundlePath + "/" + PolicyBundle.policyFileName, content: .bytes(policy.policyXML)),
+                .init(name: bundlePath + "/Info.plist", content: .bytes(try policy.infoPlist(tool: toolName))),
+            ],
+            removals: alreadyWrapped ? [bundlePath] : [])
+        let limits = request.limits
+        let verifyIPA: (String) throws -> Void = { path in _ = try IPAArchive(path: path, limits: limits) }
+
+        let size: UInt64
+        switch request.format {
+        case .ipa:
+            size = try ArchiveWriter.repack(
+                archive.archive.zip, to: request.output, edits: edits, options: request.repack, verify: verifyIPA
+            ).outputSize
+        case .mdx:
+            size = try MDXContainer.write(
+                wrapping: archive, icon: inspection.icon, edits: edits, policy: policy, request: request,
+                verify: verifyIPA)
+        }
+        return WrapOutcome(report: report, written: true, policy: policy, outputSize: size)
+    }
+
+    /// The template (or `--policy` file, validated) with the overrides applied, and its name.
+    private static func loadPolicy(_ request: WrapRequest) throws -> (PolicyTemplate, String) {
+        var template: PolicyTemplate
+        let name: String
+        if let file = request.policyFile {
+            let bytes: [UInt8]
+            do {
+                bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+            } catch {
+                throw WrapError.policyFileUnreadable(file, reason: error.localizedDescription)
+            }
+            template = try PolicyTemplate(bytes: bytes, schema: request.templates.loadSchema())
+            name = URL(fileURLWithPath: file).lastPathComponent
+        } else {
+            name = request.template ?? WrapRequest.defaultTemplate
+            template = try request.templates.loadPolicyTemplate(named: name)
+        }
+        try template.apply(request.overrides)
+        return (template, name)
+    }
+}

@@ -1,0 +1,128 @@
+import ArgumentParser
+import FormatSupport
+import Foundation
+import Policy
+
+struct PolicyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "policy",
+        abstract: "Validate, list and show MDX policy templates.",
+        subcommands: [Validate.self, List.self, Show.self]
+    )
+
+    struct Validate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check a policy XML file against the schema and the type rules.",
+            discussion: """
+                Reports every problem with its line: schema errors, unknown types, defaults invalid for \
+                their type, duplicate names. Exit codes: 0 valid, 65 invalid, 74 unreadable.
+                """)
+
+        @Argument(help: "The policy XML file.")
+        var file: String
+
+        @OptionGroup var templates: TemplateOptions
+
+        func run() throws {
+            let valid = try reportingErrors {
+                let bytes = try readFile(file)
+                let validation = PolicyDocument.validate(bytes, schema: try templates.directory().loadSchema())
+                if let template = validation.template, validation.isValid {
+                    print("\(file): valid, \(template.policies.count) policies, \(template.mode.rawValue) mode")
+                    return true
+                }
+                for issue in validation.issues {
+                    Terminal.standardError("\(file):\(issue.line): error[\(issue.code)]: \(issue.message)")
+                }
+                Terminal.standardError("ipawrap: error[POLICY_INVALID]: \(file) has \(validation.issues.count) problem(s)")
+                return false
+            }
+            if !valid { throw ExitCode(65) }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the policy templates, or the policies of one template.")
+
+        @Option(help: "List the policies of this template (e.g. premium, general).")
+        var template: String?
+
+        @OptionGroup var templates: TemplateOptions
+
+        func run() throws {
+            try reportingErrors {
+                let directory = try templates.directory()
+                guard let name = template else {
+                    for name in try directory.policyTemplateNames() {
+                        let loaded = try directory.loadPolicyTemplate(named: name)
+                        print("\(name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(loaded.mode.rawValue) mode, \(loaded.policies.count) policies")
+                    }
+                    print("Toolkit version: \(try directory.toolkitVersion())  (templates: \(directory.url.path))")
+                    return
+                }
+                let loaded = try directory.loadPolicyTemplate(named: name)
+                print("\(name): \(loaded.mode.rawValue) mode, \(loaded.policies.count) policies")
+                let width = loaded.policies.map(\.name.count).max() ?? 0
+                for policy in loaded.policies {
+                    print("  \(policy.name.padding(toLength: width, withPad: " ", startingAt: 0))  "
+                        + "\(policy.type.typeName.padding(toLength: 10, withPad: " ", startingAt: 0)) "
+                        + "default \(policy.defaultValue.isEmpty ? "(empty)" : policy.defaultValue)"
+                        + (policy.hidden ? "  hidden" : ""))
+                }
+            }
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one policy: its type, values, default and help.")
+
+        @Argument(help: "The policy name, e.g. DisableCamera.")
+        var name: String
+
+        @Option(help: "The template to look in (default: every template).")
+        var template: String?
+
+        @OptionGroup var templates: TemplateOptions
+
+        func run() throws {
+            try reportingErrors {
+                let directory = try templates.directory()
+                let names = try template.map { [$0] } ?? directory.policyTemplateNames()
+                var found: Policy?
+                var foundIn: [String] = []
+                var allNames: [String] = []
+                for templateName in names {
+                    let loaded = try directory.loadPolicyTemplate(named: templateName)
+                    allNames += loaded.names
+                    if let policy = loaded.policy(named: name) {
+                        found = found ?? policy
+                        foundIn.append(templateName)
+                    }
+                }
+                guard let policy = found else {
+                    throw PolicyOverrideError(
+                        reason: .unknownName, name: name,
+                        suggestions: NameSuggestions.closest(to: name, among: Array(Set(allNames)).sorted()))
+                }
+                print("\(policy.name): \(policy.title())")
+                print("  Type      \(policy.type)")
+                for value in policy.type.enumValues { print("              \(value.identifier)  \(value.title)") }
+                print("  Default   \(policy.defaultValue.isEmpty ? "(empty)" : policy.defaultValue)")
+                print("  Category  \(policy.category)\(policy.hidden ? ", hidden" : "")")
+                print("  Templates \(foundIn.joined(separator: ", "))")
+                print("")
+                print("  " + policy.helpText())
+            }
+        }
+    }
+}
+
+/// Reads a whole input file, as an I/O error (exit 74) when it cannot be read.
+func readFile(_ path: String) throws -> [UInt8] {
+    do {
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    } catch {
+        throw FileReadError(path: path, reason: error.localizedDescription)
+    }
+}

@@ -1,0 +1,14 @@
+import ArgumentParser
+import Policy
+
+/// Where the templates folder is, for commands that need policy templates or toolkit data.
+struct TemplateOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "The templates folder (default: IPAWRAP_TEMPLATES, then beside the ipawrap executable, then the source checkout).",
+        valueName: "dir"))
+    var templates: String?
+
+    func directory() throws -> TemplateDirectory {
+        try TemplateDirectory.locate(explicitPath: templates)
+    }
+}
