@@ -1,1 +1,33 @@
+import Checks
+import Foundation
 import Testing
+import TestSupport
+
+@Suite struct FindingCatalogTests {
+    private let readme = (try? String(contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+
+    @Test func everyCodeIsExplainedInTheREADME() {
+        for code in FindingCode.all {
+            #expect(readme.contains("| `\(code.rawValue)` | \(code.severity.rawValue) |"), "README lacks a row for \(code.rawValue)")
+        }
+    }
+
+    @Test func codesAreUniqueAndWellFormed() {
+        let names = FindingCode.all.map(\.rawValue)
+        #expect(Set(names).count == names.count)
+        for code in FindingCode.all {
+            #expect(code.rawValue.allSatisfy { $0.isUppercase || $0 == "_" || $0.isNumber })
+            #expect(!code.summary.isEmpty && !code.remedy.isEmpty)
+            #expect(FindingCode.named(code.rawValue) == code)
+        }
+    }
+
+    @Test func theContractsCodesExist() {
+        let contract = [
+            "ICON_NOT_FOUND", "ICON_REFERENCE_MISSING", "ALREADY_WRAPPED", "SIGNATURE_INVALIDATED",
+        ]
+        for code in contract {
+            #expect(FindingCode.named(code) != nil, "\(code) is missing")
+        }
+    }
+}
