@@ -32,7 +32,7 @@ public final class AppArchive {
         do {
             plist = try Self.readPlist(plistEntry, from: archive.zip)
         } catch {
-            throw .infoPlistInvalid(archive: archive.path, path: appPlistPath, reason: "\(error)")
+            throw .infoPlistInvalid(archive: archive.path, path: appPlistPath, reason: Self.describe(error))
         }
         guard plist.root.dictionary != nil else {
             throw .infoPlistInvalid(archive: archive.path, path: appPlistPath, reason: "its root is not a dictionary")
@@ -115,7 +115,7 @@ public final class AppArchive {
                     plist = parsed
                 }
             } catch {
-                problem = "its Info.plist cannot be read: \(error)"
+                problem = "its Info.plist cannot be read (\(describe(error)))"
             }
         } else {
             problem = "it has no Info.plist"
@@ -136,6 +136,12 @@ public final class AppArchive {
             executablePath: executablePath,
             embeddedProfilePath: zip.entry(named: profilePath) != nil ? profilePath : nil,
             isSigned: zip.entry(named: path + "/_CodeSignature/CodeResources") != nil)
+    }
+
+    /// An error with its code, so the underlying format's code is searchable in the message.
+    static func describe(_ error: any Error) -> String {
+        if let coded = error as? CodedError { return "\(coded.code): \(coded)" }
+        return "\(error)"
     }
 
     private static func readPlist(_ entry: ArchiveEntry, from zip: ZipArchive) throws -> PropertyList {

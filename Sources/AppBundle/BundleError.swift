@@ -21,7 +21,7 @@ public enum BundleError: CodedError, Equatable {
         case .infoPlistMissing(let archive, let path):
             "\(archive): the app has no Info.plist at \(path)"
         case .infoPlistInvalid(let archive, let path, let reason):
-            "\(archive): \(path) is not a usable property list: \(reason)"
+            "\(archive): \(path) is not a usable property list (\(reason))"
         case .entryMissing(let archive, let path):
             "\(archive): \(path) is not in the archive"
         }

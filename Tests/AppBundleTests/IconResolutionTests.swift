@@ -208,6 +208,25 @@ import TestSupport
         #expect(try resolve(unnamed).trace.contains { $0.contains("no bitmap icon set named 'Other'") })
     }
 
+    @Test func aRenditionThatCannotBeDecodedIsSkippedAndNamedInTheTrace() throws {
+        var catalog = AssetCatalogBuilder()
+        catalog.addFacet("AppIcon")
+        catalog.addBitmap(
+            facet: "AppIcon", name: "AppIcon60x60@3x.png", idiom: 1, scale: 3, width: 180, height: 180,
+            premultipliedPixels: [UInt8](repeating: 0, count: 180 * 180 * 4),
+            compression: .raw(code: 8, payload: [1, 2, 3, 4]))
+        catalog.addBitmap(
+            facet: "AppIcon", name: "AppIcon60x60@2x.png", idiom: 1, scale: 2, width: 120, height: 120,
+            premultipliedPixels: AssetCatalogBuilder.iconPixels(width: 120, height: 120), compression: .lzvn)
+        var builder = bare()
+        builder.info["CFBundleIconName"] = "AppIcon"
+        builder.addFile("Assets.car", catalog.build().bytes)
+        let resolution = try resolve(builder)
+        #expect(resolution.icon?.path == "Payload/Sample.app/Assets.car#AppIcon60x60@2x.png")
+        #expect(resolution.trace.contains { $0.contains("skipped rendition 'AppIcon60x60@3x.png' (180x180): CAR_NOT_EXTRACTABLE") },
+                "\(resolution.trace)")
+    }
+
     // MARK: Standard PNG output
 
     @Test func cgbiIconsBecomeStandardPNGs() throws {

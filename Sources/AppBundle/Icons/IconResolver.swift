@@ -139,6 +139,12 @@ struct IconResolver {
             }
             let rendition = selection.rendition
             let image = selection.image
+            for candidate in selection.candidates {
+                if case .notExtractable(let code, let reason) = candidate.verdict {
+                    result.trace.append("assetCatalog: skipped rendition '\(candidate.rendition.name)' "
+                        + "(\(candidate.rendition.width)x\(candidate.rendition.height)): \(code): \(reason)")
+                }
+            }
             result.trace.append("assetCatalog: chose rendition '\(rendition.name)' (\(image.width)x\(image.height)) "
                 + "of icon set '\(setName)' among \(selection.candidates.count) rendition(s)"
                 + (selection.usedFallbackIdiom ? ", from another idiom as none matched" : ""))
