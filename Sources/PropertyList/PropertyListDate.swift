@@ -38,7 +38,8 @@ public struct PropertyListDate: Hashable, Sendable, Comparable, CustomStringConv
 
     // MARK: ISO 8601
 
-    /// Seconds since 1970 beyond which a date is written clamped (about ±31 million years).
+    /// Seconds since 1970 beyond which a date is written clamped (about ±31 million years), and
+    /// beyond which `<date>` text is refused, so every date read from XML is written back as is.
     private static let formattableLimit: Double = 1e15
 
     /// `YYYY-MM-DDTHH:MM:SSZ`, rounded down to the second, as Core Foundation writes `<date>`.
@@ -113,6 +114,7 @@ public struct PropertyListDate: Hashable, Sendable, Comparable, CustomStringConv
         let year = negativeYear ? -yearDigits : yearDigits
         let days = Self.daysSince1970(year: year, month: month, day: day)
         let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second)
+        guard abs(seconds) <= Self.formattableLimit else { return nil }
         self.init(secondsSince1970: seconds)
     }
 

@@ -30,11 +30,20 @@ import Testing
         #expect(PropertyListDate(iso8601: "2001-01-01T00:00:01.5Z") == nil)
     }
 
-    @Test func extremeValuesFormatWithoutTrapping() {
-        for seconds in [Double.nan, .infinity, -.infinity, 1e300, -1e300, Double.greatestFiniteMagnitude] {
+    @Test func extremeValuesFormatWithoutTrappingAndReadBack() throws {
+        for seconds in [Double.nan, .infinity, -.infinity, 1e300, -1e300, Double.greatestFiniteMagnitude, 2e15, -2e15] {
             let text = PropertyListDate(secondsSinceReferenceDate: seconds).iso8601
             #expect(text.hasSuffix("Z"))
+            // Clamped to about ±31 million years, which the reader accepts: every written date reads.
+            let reread = try #require(PropertyListDate(iso8601: text))
+            #expect(reread.iso8601 == text)
         }
+        // Found by fuzzing: a year the reader took but the writer clamped, so XML did not round-trip.
+        #expect(PropertyListDate(iso8601: "180303310-11-28T22:57:49Z") == nil)
+        #expect(PropertyListDate(iso8601: "31690708-07-05T01:46:40Z")?.secondsSince1970 == 1e15)
+        #expect(PropertyListDate(iso8601: "999999999-01-01T00:00:00Z") == nil)
+        let edge = try #require(PropertyListDate(iso8601: PropertyListDate(secondsSince1970: 1e15).iso8601))
+        #expect(edge.secondsSince1970 == 1e15)
     }
 
     @Test func parsingRefusesMalformedDates() {
