@@ -215,6 +215,8 @@ public struct PropertyListDictionary: Sendable {
         }
 
         func remove(at position: Int) -> PropertyListValue {
+            // Removing a key can leave an unsorted dictionary sorted; a sorted one stays sorted.
+            if sortedness == .unsorted { sortedness = .unknown }
             let key = keys.remove(at: position)
             let value = values.remove(at: position)
             if var index {

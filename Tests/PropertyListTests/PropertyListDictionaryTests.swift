@@ -28,6 +28,15 @@ import Testing
         #expect(dictionary.sortedByKey().keys == ["B", "_", "a", "b", "😀", "\u{E000}"])
     }
 
+    @Test func removingTheOutOfOrderKeyMakesInsertionsSortedAgain() {
+        var dictionary: PropertyListDictionary = ["b": 1, "a": 2, "c": 3]
+        dictionary["d"] = 4
+        #expect(dictionary.keys == ["b", "a", "c", "d"])
+        dictionary["b"] = nil
+        dictionary["b"] = 5
+        #expect(dictionary.keys == ["a", "b", "c", "d"])
+    }
+
     @Test func appendForcesTheEndAndClearsSortedness() {
         var dictionary: PropertyListDictionary = ["a": 1, "c": 2]
         dictionary.append(3, forKey: "b")
