@@ -29,7 +29,7 @@ public struct PropertyList: Sendable {
         }
     }
 
-    /// The document in its own format.
+    /// The document in its own format (XML is always written as UTF-8, whatever it was read as).
     public func serialized() throws(PropertyListError) -> [UInt8] {
         switch format {
         case .xml: try xmlData()
