@@ -50,7 +50,7 @@ let package = Package(
         // Checks and the report: every finding, produced as data.
         .target(
             name: "Checks",
-            dependencies: ["AppBundle", "FormatSupport", "IPAArchive", "MachO", "PropertyList",
+            dependencies: ["AppBundle", "FormatSupport", "IPAArchive", "MachO", "Policy", "PropertyList",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
