@@ -1,0 +1,161 @@
+import AppBundle
+
+/// The management SDKs of the catalog in the app: `sdks[]`, the MDX version findings, static
+/// linking, two management SDKs in one app, and Intune multi-identity.
+struct SDKDetection {
+    let catalog: SDKCatalog
+    let context: CheckContext
+    let binaries: [BinaryEvidence]
+
+    /// A catalog framework bundle found in the app.
+    struct FoundFramework {
+        let family: SDKCatalog.Family
+        /// The bundle name without `.framework`.
+        let name: String
+        let bundle: BundleInfo
+        var version: String? { bundle.shortVersion }
+    }
+
+    func apply(toolkitVersion: ToolkitVersion, to report: inout Report) {
+        let frameworks = foundFrameworks()
+        report.sdks = frameworks.map { found in
+            Report.SDK(family: found.family.name, framework: found.name, version: found.version, path: found.bundle.path)
+        }
+        var present: [(family: SDKCatalog.Family, evidence: [String])] = []
+        for family in catalog.families {
+            let ownFrameworks = frameworks.filter { $0.family.name == family.name }
+            let statics = staticBinaries(of: family, frameworks: ownFrameworks)
+            if family.matchesToolkitVersion {
+                versionFindings(family, frameworks: ownFrameworks, toolkit: toolkitVersion, to: &report)
+                for (binary, classes) in statics {
+                    report.findings.append(Finding(
+                        .sdkStaticUnversioned,
+                        message: "\(binary.path) defines the \(family.name) SDK classes \(classes.joined(separator: ", ")): "
+                            + "the SDK is linked statically, so its version cannot be read or checked against the "
+                            + "toolkit version \(toolkitVersion.text) (\(toolkitVersion.source))",
+                        path: binary.path))
+                }
+            }
+            let evidence = self.evidence(of: family, frameworks: ownFrameworks, statics: statics)
+            if !evidence.isEmpty { present.append((family, evidence)) }
+        }
+        let management = present.filter(\.family.isManagement)
+        if management.count >= 2 {
+            let listed = management.map { "\($0.family.name) (\($0.evidence.prefix(2).joined(separator: "; ")))" }
+            report.findings.append(Finding(
+                .multipleManagementSDKs,
+                message: "\(context.archive.app.path) carries \(management.count) management SDKs: "
+                    + listed.joined(separator: " and "),
+                path: context.archive.app.path))
+        }
+        multiIdentity(to: &report)
+    }
+
+    /// Catalog frameworks among the nested bundles, in path order.
+    func foundFrameworks() -> [FoundFramework] {
+        context.archive.nestedBundles.compactMap { bundle -> FoundFramework? in
+            guard bundle.kind == .framework, let name = Self.frameworkName(bundle),
+                let family = catalog.family(ofFramework: name)
+            else { return nil }
+            return FoundFramework(family: family, name: name, bundle: bundle)
+        }
+        .sorted { $0.bundle.path < $1.bundle.path }
+    }
+
+    /// `X` for a bundle folder `X.framework`.
+    static func frameworkName(_ bundle: BundleInfo) -> String? {
+        let folder = bundle.folderName
+        guard folder.hasSuffix(".framework"), folder.count > ".framework".count else { return nil }
+        return String(folder.dropLast(".framework".count))
+    }
+
+    /// Binaries that define the family's classes without being one of its frameworks: the SDK
+    /// is linked into them.
+    private func staticBinaries(of family: SDKCatalog.Family, frameworks: [FoundFramework]) -> [(BinaryEvidence, [String])] {
+        let ownPaths = Set(frameworks.map(\.bundle.path))
+        return binaries.compactMap { binary in
+            guard !ownPaths.contains(binary.bundle.path) else { return nil }
+            let classes = family.markerClasses.filter { binary.definedClasses.contains($0) }
+            return classes.isEmpty ? nil : (binary, classes)
+        }
+    }
+
+    /// `SDK_VERSION_MISMATCH`, `SDK_VERSION_UNKNOWN` and `SDK_VERSION_INCONSISTENT`.
+    private func versionFindings(
+        _ family: SDKCatalog.Family, frameworks: [FoundFramework], toolkit: ToolkitVersion, to report: inout Report
+    ) {
+        var versions: [(FoundFramework, SDKVersion)] = []
+        for found in frameworks {
+            guard let text = found.version, let version = SDKVersion(text) else {
+                let detail = found.version.map { "'\($0)' is not a version" } ?? "it has no CFBundleShortVersionString"
+                report.findings.append(Finding(
+                    .sdkVersionUnknown,
+                    message: "\(found.bundle.path) is a \(family.name) SDK framework, but \(detail), so its match with "
+                        + "the toolkit version \(toolkit.text) (\(toolkit.source)) cannot be checked",
+                    path: found.bundle.path))
+                continue
+            }
+            versions.append((found, version))
+            if version != toolkit.version {
+                report.findings.append(Finding(
+                    .sdkVersionMismatch,
+                    message: "\(found.bundle.path) is \(family.name) SDK \(text), but the app is wrapped with toolkit "
+                        + "\(toolkit.text) (\(toolkit.source)); the SDK and the toolkit must be the same version",
+                    path: found.bundle.path,
+                    remedy: "Wrap the app with the MDX Toolkit \(text), the SDK's version (--toolkit-version \(text)), "
+                        + "or have the vendor wrap it as an ISV app in Premium or General mode and ship it pre-wrapped."))
+            }
+        }
+        if Set(versions.map(\.1)).count > 1 {
+            let listed = versions.map { "\($0.0.name) \($0.0.version ?? "")" }.joined(separator: ", ")
+            report.findings.append(Finding(
+                .sdkVersionInconsistent,
+                message: "the \(family.name) SDK frameworks in \(context.archive.app.path) have different versions: \(listed)",
+                path: context.archive.app.path))
+        }
+    }
+
+    /// Why the family counts as present, for messages: frameworks, static or imported classes,
+    /// linked framework paths and Info.plist keys.
+    private func evidence(
+        of family: SDKCatalog.Family, frameworks: [FoundFramework], statics: [(BinaryEvidence, [String])]
+    ) -> [String] {
+        var evidence = frameworks.map { "\($0.bundle.path)" + ($0.version.map { " \($0)" } ?? "") }
+        for (binary, classes) in statics {
+            evidence.append("\(binary.path) defines \(classes.joined(separator: ", "))")
+        }
+        let linkedNames = Set(family.frameworks.map { "\($0).framework/\($0)" })
+        for binary in binaries {
+            let classes = family.markerClasses.filter { binary.referencedClasses[$0] != nil }
+            if !classes.isEmpty, frameworks.isEmpty {
+                evidence.append("\(binary.path) uses \(classes.joined(separator: ", "))")
+            }
+            if frameworks.isEmpty,
+                let linked = binary.linkedLibraries.first(where: { path in linkedNames.contains { path.hasSuffix("/" + $0) } })
+            {
+                evidence.append("\(binary.path) links \(linked)")
+            }
+        }
+        for bundle in context.archive.allBundles where bundle.kind != .framework {
+            for key in family.infoPlistKeys where bundle.info?[key] != nil {
+                evidence.append("\(bundle.path)/Info.plist has \(key)")
+            }
+        }
+        return evidence
+    }
+
+    /// `INTUNE_MULTI_IDENTITY` for every bundle whose Info.plist sets it.
+    private func multiIdentity(to report: inout Report) {
+        for bundle in context.archive.allBundles where bundle.kind != .framework {
+            guard let settings = bundle.info?["IntuneMAMSettings"]?.dictionary,
+                settings["MultiIdentity"]?.lenientBool == true
+            else { continue }
+            report.findings.append(Finding(
+                .intuneMultiIdentity,
+                message: "\(bundle.path)/Info.plist sets IntuneMAMSettings › MultiIdentity to YES: the app is "
+                    + "multi-identity aware, so the Intune SDK leaves the identities unset and the app must set them "
+                    + "before it shows an account's data",
+                path: bundle.path + "/Info.plist"))
+        }
+    }
+}

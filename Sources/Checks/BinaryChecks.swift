@@ -1,0 +1,145 @@
+import AppBundle
+import FormatSupport
+import MachO
+import Policy
+
+/// Findings from the app's binaries, its SDKs and the Info.plist settings that decide how they
+/// behave: App Store encryption, the management SDKs of `Templates/sdk-catalog.json` and their
+/// versions against the toolkit, the compatibility issues of the MDX best practices (private
+/// SQLite, SQLCipher, static OpenSSL, UIWebView, background URL sessions, cross-platform
+/// frameworks), ATS and Intune multi-identity.
+///
+/// Each executable (the app's and every nested bundle's) is read once: its headers from the
+/// context's cache, then one slice's string sections and symbol table, in file order.
+enum BinaryChecks {
+    /// Runs the checks with the catalog and toolkit version of the Templates folder the tool
+    /// ships with; `--toolkit-version` overrides the latter.
+    static func apply(_ context: CheckContext, to report: inout Report) throws {
+        let templates = try TemplateDirectory.locate()
+        let catalog = try SDKCatalog(templates: templates)
+        let toolkit = try ToolkitVersion.resolve(option: context.options.toolkitVersion, templates: templates)
+        apply(context, catalog: catalog, toolkitVersion: toolkit, to: &report)
+    }
+
+    static func apply(_ context: CheckContext, catalog: SDKCatalog, toolkitVersion: ToolkitVersion, to report: inout Report) {
+        let markers = markers(for: catalog)
+        var binaries: [BinaryEvidence] = []
+        for bundle in context.archive.allBundles {
+            guard let evidence = BinaryScanner.scan(bundle, context: context, markers: markers) else { continue }
+            binaries.append(evidence)
+        }
+        let files = AppFiles(context.archive)
+
+        encryption(binaries, to: &report)
+        unreadable(binaries, to: &report)
+        SDKDetection(catalog: catalog, context: context, binaries: binaries)
+            .apply(toolkitVersion: toolkitVersion, to: &report)
+        Compatibility(context: context, binaries: binaries, files: files).apply(to: &report)
+        ATSSettings.apply(context, binaries: binaries, to: &report)
+    }
+
+    /// Everything the scan keeps: the catalog's classes and the compatibility rules' markers.
+    static func markers(for catalog: SDKCatalog) -> BinaryMarkers {
+        var markers = Compatibility.markers
+        for family in catalog.families { markers.classes.formUnion(family.markerClasses) }
+        return markers
+    }
+
+    /// `APP_ENCRYPTED`: one finding per binary, naming the encrypted architectures.
+    private static func encryption(_ binaries: [BinaryEvidence], to report: inout Report) {
+        for binary in binaries where !binary.encryptedArchitectures.isEmpty {
+            let slices = binary.encryptedArchitectures.joined(separator: ", ")
+            let plural = binary.encryptedArchitectures.count == 1 ? "slice is" : "slices are"
+            report.findings.append(Finding(
+                .appEncrypted,
+                message: "\(binary.path): the \(slices) \(plural) App Store encrypted (cryptid 1); an encrypted "
+                    + "binary cannot be wrapped, and its code and strings cannot be checked",
+                path: binary.path))
+        }
+    }
+
+    /// `BINARY_UNREADABLE`: what could not be read, so a clean report is not mistaken for a
+    /// checked binary.
+    private static func unreadable(_ binaries: [BinaryEvidence], to report: inout Report) {
+        for binary in binaries where !binary.problems.isEmpty {
+            report.findings.append(Finding(
+                .binaryUnreadable, message: "\(binary.path): " + binary.problems.joined(separator: "; "),
+                path: binary.path))
+        }
+    }
+}
+
+/// The toolkit version embedded MDX SDK frameworks must match.
+struct ToolkitVersion: Sendable, Equatable {
+    /// As the user or `toolkit.json` wrote it.
+    let text: String
+    let version: SDKVersion
+    /// `--toolkit-version` or `Templates/toolkit.json`, for messages.
+    let source: String
+
+    init(text: String, version: SDKVersion, source: String) {
+        self.text = text
+        self.version = version
+        self.source = source
+    }
+
+    /// `--toolkit-version` when given, else `ToolkitVersion` of `toolkit.json`.
+    static func resolve(option: String?, templates: TemplateDirectory) throws -> ToolkitVersion {
+        if let option {
+            guard let version = SDKVersion(option) else { throw ToolkitVersionError(value: option) }
+            return ToolkitVersion(text: option, version: version, source: "--toolkit-version")
+        }
+        let text = try templates.toolkitVersion()
+        guard let version = SDKVersion(text) else {
+            throw TemplateDirectoryError(
+                reason: .invalidToolkitInfo(
+                    path: templates.toolkitInfoURL.path, detail: "ToolkitVersion '\(text)' is not a version such as 20.10.5"),
+                category: .invalidInput)
+        }
+        return ToolkitVersion(text: text, version: version, source: "Templates/toolkit.json")
+    }
+}
+
+/// `--toolkit-version` is not a version.
+struct ToolkitVersionError: CodedError, Equatable {
+    let value: String
+
+    var code: String { "TOOLKIT_VERSION_INVALID" }
+    var category: ErrorCategory { .usage }
+    var description: String {
+        "--toolkit-version expects a version such as 20.10.5 (numbers separated by dots), got '\(value)'"
+    }
+}
+
+/// The files of the app folder, for markers that are files rather than binaries (loose dylibs,
+/// the resources of cross-platform frameworks).
+struct AppFiles {
+    /// Archive paths of every file (and symlink) inside the app folder, in archive order.
+    let paths: [String]
+    private let lookup: Set<String>
+
+    init(_ archive: AppArchive) {
+        let prefix = archive.app.path + "/"
+        paths = archive.archive.zip.entries.compactMap { entry in
+            entry.kind != .directory && entry.path.hasPrefix(prefix) ? entry.path : nil
+        }
+        lookup = Set(paths)
+    }
+
+    /// Paths whose file name satisfies `predicate`.
+    func named(_ predicate: (String) -> Bool) -> [String] {
+        paths.filter { predicate(Self.fileName($0)) }
+    }
+
+    func contains(_ path: String) -> Bool { lookup.contains(path) }
+
+    /// Whether any file lies inside `folder` (an archive path without a trailing slash).
+    func hasFiles(under folder: String) -> Bool {
+        let prefix = folder + "/"
+        return paths.contains { $0.hasPrefix(prefix) }
+    }
+
+    static func fileName(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+}
