@@ -83,7 +83,7 @@ enum BinaryScanner {
         case .success(let parsed):
             file = parsed
         case .failure(let error):
-            evidence.problems.append("it cannot be read as a Mach-O file: \(error)")
+            evidence.problems.append("it cannot be read as a Mach-O file: \(reason(error))")
             return evidence
         }
         evidence.architectures = file.architectureNames
@@ -102,7 +102,7 @@ enum BinaryScanner {
         do {
             try readStrings(of: slice, from: &source, markers: markers, into: &evidence)
         } catch {
-            evidence.problems.append("its strings (\(slice.architecture.name)) cannot be read: \(error)")
+            evidence.problems.append("its strings (\(slice.architecture.name)) cannot be read: \(reason(error))")
         }
         do {
             if let symbols = try slice.readSymbolTable(from: &source, limits: symbolLimits) {
@@ -110,7 +110,7 @@ enum BinaryScanner {
                 collect(symbols, markers: markers, into: &evidence)
             }
         } catch {
-            evidence.problems.append("its symbol table (\(slice.architecture.name)) cannot be read: \(error)")
+            evidence.problems.append("its symbol table (\(slice.architecture.name)) cannot be read: \(reason(error))")
         }
         return evidence
     }
@@ -181,6 +181,12 @@ enum BinaryScanner {
                 evidence.importedSymbols[symbol.name] = describe(symbol.library)
             }
         }
+    }
+
+    /// An error as a message: its sentence and, for coded errors, the code to search for.
+    static func reason(_ error: any Error) -> String {
+        if let coded = error as? any CodedError { return "\(coded.description) [\(coded.code)]" }
+        return "\(error)"
     }
 
     /// Where an imported symbol comes from, for messages.

@@ -170,11 +170,15 @@ public struct SDKCatalog: Sendable, Equatable {
 
     private static func expected(_ type: Any.Type) -> String {
         switch type {
-        case is Bool.Type: "true or false"
-        case is Int.Type: "an integer"
-        case is String.Type: "a string"
-        case is [String].Type: "a list of strings"
-        default: "the expected kind of value"
+        case is Bool.Type: return "true or false"
+        case is Int.Type: return "an integer"
+        case is String.Type: return "a string"
+        default:
+            // The decoder names containers by their storage type (`Array<Any>`, `Dictionary<String, Any>`).
+            let name = String(describing: type)
+            if name.hasPrefix("Array") { return "a list" }
+            if name.hasPrefix("Dictionary") { return "an object" }
+            return "the expected kind of value"
         }
     }
 }
