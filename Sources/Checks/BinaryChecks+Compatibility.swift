@@ -53,6 +53,13 @@ struct Compatibility {
         binary.bundle.kind == .framework ? binary.bundle.path : binary.path
     }
 
+    /// How evidence from `binary` names it in a finding about `location`.
+    private func subject(_ binary: BinaryEvidence, at location: String) -> String {
+        if binary.path == location { return "it" }
+        if binary.bundle.path == location { return "its binary" }
+        return binary.path
+    }
+
     // MARK: SQLite and SQLCipher
 
     private func sqlite(to report: inout Report) {
@@ -63,24 +70,27 @@ struct Compatibility {
         for binary in binaries {
             let keys = Self.sqlcipherSymbols.filter { binary.definedSymbols.contains($0) }
             let opens = Self.sqliteDefinitions.filter { binary.definedSymbols.contains($0) }
+            let here = location(binary)
             if !keys.isEmpty {
-                sqlcipher.add(location(binary), "\(binary.path) defines \(keys.joined(separator: ", "))")
+                sqlcipher.add(here, "\(subject(binary, at: here)) defines \(keys.joined(separator: ", "))")
             } else if !opens.isEmpty {
-                privateCopies.add(location(binary), "\(binary.path) defines \(opens.joined(separator: ", "))")
+                privateCopies.add(here, "\(subject(binary, at: here)) defines \(opens.joined(separator: ", "))")
             }
             if !anyDefinesKey {
                 for symbol in Self.sqlcipherSymbols {
                     if let library = binary.importedSymbols[symbol] {
-                        sqlcipher.add(binary.path, "\(binary.path) imports \(symbol) from \(library)")
+                        sqlcipher.add(binary.path, "it imports \(symbol) from \(library)")
                     }
                 }
             }
             for library in binary.linkedLibraries where !Self.isSystemLibrary(library) {
                 let name = AppFiles.fileName(library).lowercased()
                 if name.contains("sqlcipher") {
-                    sqlcipher.add(linkTarget(library) ?? binary.path, "\(binary.path) links \(library)")
+                    let target = linkTarget(library) ?? binary.path
+                    sqlcipher.add(target, "\(subject(binary, at: target)) links \(library)")
                 } else if name.contains("sqlite"), library.hasSuffix(".dylib") {
-                    privateCopies.add(linkTarget(library) ?? binary.path, "\(binary.path) links \(library)")
+                    let target = linkTarget(library) ?? binary.path
+                    privateCopies.add(target, "\(subject(binary, at: target)) links \(library)")
                 }
             }
         }
@@ -109,7 +119,7 @@ struct Compatibility {
         for (path, evidence) in privateCopies.entries {
             report.findings.append(Finding(
                 .privateSQLite,
-                message: "\(path) is a private SQLite build (\(evidence.joined(separator: "; "))): MDX encrypts only the "
+                message: "\(path) carries a private SQLite (\(evidence.joined(separator: "; "))): MDX encrypts only the "
                     + "databases of Apple's /usr/lib/libsqlite3.dylib",
                 path: path))
         }

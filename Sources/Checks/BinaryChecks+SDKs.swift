@@ -99,8 +99,8 @@ struct SDKDetection {
             if version != toolkit.version {
                 report.findings.append(Finding(
                     .sdkVersionMismatch,
-                    message: "\(found.bundle.path) is \(family.name) SDK \(text), but the app is wrapped with toolkit "
-                        + "\(toolkit.text) (\(toolkit.source)); the SDK and the toolkit must be the same version",
+                    message: "\(found.bundle.path) is \(family.name) SDK \(text), but the toolkit version is "
+                        + "\(toolkit.text) (\(toolkit.source)); the app must be wrapped with the toolkit of the SDK's version",
                     path: found.bundle.path,
                     remedy: "Wrap the app with the MDX Toolkit \(text), the SDK's version (--toolkit-version \(text)), "
                         + "or have the vendor wrap it as an ISV app in Premium or General mode and ship it pre-wrapped."))

@@ -53,7 +53,7 @@ import TestSupport
         #expect(finding.severity == .error)
         #expect(finding.path == "Payload/Sample.app/Frameworks/CTXMAMCore.framework")
         #expect(finding.message.contains("Citrix MDX SDK 20.9.0"))
-        #expect(finding.message.contains("toolkit 20.10.5 (--toolkit-version)"))
+        #expect(finding.message.contains("the toolkit version is 20.10.5 (--toolkit-version)"))
         let remedy = try #require(finding.remedy)
         #expect(remedy.contains("MDX Toolkit 20.9.0"))
         #expect(remedy.contains("--toolkit-version 20.9.0"))
@@ -88,7 +88,7 @@ import TestSupport
         #expect(matching.findings(.sdkVersionMismatch).isEmpty)
         let older = try BinaryFixture.report(Self.app(frameworks: [("CTXMAMCore", "19.6.0")]), toolkit: nil)
         let finding = try #require(older.findings(.sdkVersionMismatch).first)
-        #expect(finding.message.contains("toolkit \(shipped) (Templates/toolkit.json)"))
+        #expect(finding.message.contains("the toolkit version is \(shipped) (Templates/toolkit.json)"))
     }
 
     @Test func invalidToolkitVersionIsAUsageError() throws {
