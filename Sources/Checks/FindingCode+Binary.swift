@@ -61,7 +61,7 @@ extension FindingCode {
         "OPENSSL_STATIC", .warning,
         summary: "a binary has OpenSSL linked in statically (libcrypto.a/libssl.a)",
         remedy: "Link OpenSSL as a dynamic framework instead of libcrypto.a/libssl.a: a static copy causes missing "
-            + "and duplicate symbol errors when the app is linked with MDX.")
+            + "and duplicate symbol errors when the app is linked with the MDX SDK.")
 
     public static let uiWebViewUsed = FindingCode(
         "UIWEBVIEW_USED", .warning,
