@@ -25,6 +25,7 @@ import TestSupport
     @Test func theContractsCodesExist() {
         let contract = [
             "ICON_NOT_FOUND", "ICON_REFERENCE_MISSING", "ALREADY_WRAPPED", "SIGNATURE_INVALIDATED",
+            "SDK_VERSION_MISMATCH", "SDK_VERSION_INCONSISTENT", "SDK_STATIC_UNVERSIONED", "APP_ENCRYPTED",
         ]
         for code in contract {
             #expect(FindingCode.named(code) != nil, "\(code) is missing")
