@@ -158,14 +158,20 @@ struct FolderIndex {
     init(_ entries: [ArchiveEntry]) {
         var seen: Set<String> = []
         for entry in entries {
-            let components = entry.path.split(separator: "/", omittingEmptySubsequences: true)
+            // Split on the UTF-8 bytes: walking Characters costs more and '/' is always one byte.
+            let path = entry.path
+            var start = path.utf8.startIndex
             var parent = ""
-            for (position, component) in components.enumerated() {
-                let path = parent.isEmpty ? String(component) : parent + "/" + component
-                let isLast = position == components.count - 1
-                if !isLast || entry.kind == .directory { folders.insert(path) }
-                if seen.insert(path).inserted { children[parent, default: []].append(String(component)) }
-                parent = path
+            while start < path.utf8.endIndex {
+                let end = path.utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? path.utf8.endIndex
+                let isLast = end == path.utf8.endIndex || path.utf8.index(after: end) == path.utf8.endIndex
+                let prefix = String(path[path.startIndex..<end])
+                if !isLast || entry.kind == .directory { folders.insert(prefix) }
+                if seen.insert(prefix).inserted {
+                    children[parent, default: []].append(String(path[start..<end]))
+                }
+                parent = prefix
+                start = end == path.utf8.endIndex ? end : path.utf8.index(after: end)
             }
         }
         for key in children.keys { children[key]?.sort() }

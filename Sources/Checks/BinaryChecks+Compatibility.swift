@@ -109,10 +109,10 @@ struct Compatibility {
                 if !wrapsSystem { privateCopies.add(bundle.path, "the app embeds \(bundle.folderName)") }
             }
         }
-        for path in files.named({ $0.hasSuffix(".dylib") && $0.lowercased().contains("sqlcipher") }) {
+        for path in files.named({ $0.hasSuffix(".dylib") && $0.contains("sqlcipher") }) {
             sqlcipher.add(path, "the app embeds \(AppFiles.fileName(path))")
         }
-        for path in files.named({ $0.hasSuffix(".dylib") && $0.lowercased().contains("sqlite") && !$0.lowercased().contains("sqlcipher") }) {
+        for path in files.named({ $0.hasSuffix(".dylib") && $0.contains("sqlite") && !$0.contains("sqlcipher") }) {
             privateCopies.add(path, "the app embeds \(AppFiles.fileName(path))")
         }
 
@@ -135,7 +135,7 @@ struct Compatibility {
     /// The app file a linked `@rpath/…`, `@executable_path/…` or `@loader_path/…` library
     /// resolves to, by file name (rpaths are not expanded; the name is what identifies it).
     private func linkTarget(_ library: String) -> String? {
-        let name = AppFiles.fileName(library)
+        let name = AppFiles.fileName(library).lowercased()
         if library.contains(".framework/") {
             let folder = library.split(separator: "/").first { $0.hasSuffix(".framework") }.map(String.init)
             return context.archive.nestedBundles.first { $0.kind == .framework && $0.folderName == folder }?.path
@@ -250,7 +250,7 @@ struct Compatibility {
         }
 
         var xamarin: [String] = []
-        let assemblies = ["Xamarin.iOS.dll", "Microsoft.iOS.dll"]
+        let assemblies = ["xamarin.ios.dll", "microsoft.ios.dll"]
         for path in files.named({ assemblies.contains($0) || $0.hasPrefix("libmonosgen") || $0.hasPrefix("libxamarin") }) {
             xamarin.append("the app ships \(path.dropFirst(app.count + 1))")
         }

@@ -116,6 +116,8 @@ struct ToolkitVersionError: CodedError, Equatable {
 struct AppFiles {
     /// Archive paths of every file (and symlink) inside the app folder, in archive order.
     let paths: [String]
+    /// Each path's file name, lowercased (computed once: every check filters on it).
+    private let lowercasedNames: [String]
     private let lookup: Set<String>
 
     init(_ archive: AppArchive) {
@@ -123,12 +125,13 @@ struct AppFiles {
         paths = archive.archive.zip.entries.compactMap { entry in
             entry.kind != .directory && entry.path.hasPrefix(prefix) ? entry.path : nil
         }
+        lowercasedNames = paths.map { Self.fileName($0).lowercased() }
         lookup = Set(paths)
     }
 
-    /// Paths whose file name satisfies `predicate`.
-    func named(_ predicate: (String) -> Bool) -> [String] {
-        paths.filter { predicate(Self.fileName($0)) }
+    /// Paths whose lowercased file name satisfies `predicate`.
+    func named(_ predicate: (_ lowercasedName: String) -> Bool) -> [String] {
+        zip(paths, lowercasedNames).compactMap { predicate($1) ? $0 : nil }
     }
 
     func contains(_ path: String) -> Bool { lookup.contains(path) }
@@ -140,6 +143,7 @@ struct AppFiles {
     }
 
     static func fileName(_ path: String) -> String {
-        path.split(separator: "/").last.map(String.init) ?? path
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
     }
 }

@@ -228,9 +228,10 @@ private struct RootFiles {
         self.archive = archive
         let prefix = archive.archive.appDirectory
         var files: [String: ArchiveEntry] = [:]
+        let prefixLength = prefix.utf8.count
         for entry in archive.archive.zip.entries where entry.kind == .file && entry.path.hasPrefix(prefix) {
-            let name = entry.path.dropFirst(prefix.count)
-            if !name.isEmpty, !name.contains("/") { files[String(name)] = entry }
+            let name = entry.path.utf8.dropFirst(prefixLength)
+            if !name.isEmpty, !name.contains(UInt8(ascii: "/")), let text = String(name) { files[text] = entry }
         }
         self.files = files
     }
