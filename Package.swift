@@ -20,6 +20,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
     ],
     targets: [
         // System libraries, found with pkg-config; the providers tell SwiftPM which package to suggest.
@@ -40,6 +42,13 @@ let package = Package(
         .target(name: "AssetCatalog", dependencies: ["LZFSE", "PNG", "CZlib", "FormatSupport"], swiftSettings: strict),
         .target(name: "MachO", dependencies: ["FormatSupport"], swiftSettings: strict),
         .target(name: "Policy", dependencies: ["XMLSupport", "FormatSupport"], swiftSettings: strict),
+        .target(
+            name: "ProvisioningProfile",
+            dependencies: ["PropertyList", "FormatSupport",
+                           .product(name: "SwiftASN1", package: "swift-asn1"),
+                           .product(name: "X509", package: "swift-certificates"),
+                           .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
 
         // The bundle model: the app, its nested bundles and icon, read from an IPA.
         .target(
@@ -50,7 +59,7 @@ let package = Package(
         // Checks and the report: every finding, produced as data.
         .target(
             name: "Checks",
-            dependencies: ["AppBundle", "FormatSupport", "IPAArchive", "MachO", "Policy", "PropertyList",
+            dependencies: ["AppBundle", "FormatSupport", "IPAArchive", "MachO", "Policy", "PropertyList", "ProvisioningProfile",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
@@ -65,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "ipawrap",
             dependencies: [
-                "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Policy", "AssetCatalog", "Wrapping",
+                "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -94,6 +103,7 @@ let package = Package(
         .testTarget(name: "LZFSETests", dependencies: ["LZFSE", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AssetCatalogTests", dependencies: ["AssetCatalog", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MachOTests", dependencies: ["MachO", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ProvisioningProfileTests", dependencies: ["ProvisioningProfile", "TestSupport", "PropertyList"], swiftSettings: strict),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
         .testTarget(name: "ChecksTests", dependencies: ["Checks", "AppBundle", "TestSupport"], swiftSettings: strict),
