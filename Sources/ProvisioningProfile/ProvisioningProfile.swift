@@ -78,6 +78,7 @@ public struct ProvisioningProfile: Sendable {
             throw ProfileError(
                 .tooLarge, "the file is \(bytes.count) bytes, more than the \(Self.maximumSize)-byte limit for a profile")
         }
+        try Self.refuseUnsignedForms(bytes)
         let signedData = try CMSSignedData(berEncoded: bytes)
         let root: PropertyListValue
         do {
@@ -172,6 +173,29 @@ public struct ProvisioningProfile: Sendable {
             self = try ProvisioningProfile(bytes: bytes)
         } catch {
             throw error.inFile(path)
+        }
+    }
+
+    /// Names the two mistakes that are not CMS at all: the bare property list (extracted with
+    /// `security cms -D`, or hand-written) and PEM text.
+    private static func refuseUnsignedForms(_ bytes: [UInt8]) throws(ProfileError) {
+        var start = bytes[...]
+        if start.starts(with: [0xEF, 0xBB, 0xBF]) { start = start.dropFirst(3) }
+        while let first = start.first, first == 0x20 || first == 0x09 || first == 0x0A || first == 0x0D {
+            start = start.dropFirst()
+        }
+        if start.starts(with: Array("<?xml".utf8)) || start.starts(with: Array("<plist".utf8))
+            || start.starts(with: Array("<!DOCTYPE".utf8)) || start.starts(with: Array("bplist".utf8)) {
+            throw ProfileError(
+                .notSignedData,
+                "the file is a bare property list, not a signed profile; use the .mobileprovision file "
+                    + "the developer portal or Xcode provides")
+        }
+        if start.starts(with: Array("-----BEGIN".utf8)) {
+            throw ProfileError(
+                .notSignedData,
+                "the file is PEM text, not a DER profile; convert it with "
+                    + "`openssl cms -in FILE -inform PEM -outform DER -out profile.mobileprovision`")
         }
     }
 
