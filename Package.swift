@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "ProvisioningProfileTests", dependencies: ["ProvisioningProfile", "TestSupport", "PropertyList"], swiftSettings: strict),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
-        .testTarget(name: "ChecksTests", dependencies: ["Checks", "AppBundle", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ChecksTests", dependencies: ["Checks", "AppBundle", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
         .testTarget(name: "WrappingTests", dependencies: ["Wrapping", "Checks", "Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "CLITests",

@@ -1,3 +1,97 @@
 extension FindingCode {
-    static let profileCodes: [FindingCode] = []
+    public static let appIDWildcard = FindingCode(
+        "APP_ID_WILDCARD", .error,
+        summary: "a bundle's profile has a wildcard App ID (TEAM.* or TEAM.com.example.*); warning with --allow-wildcard",
+        remedy: "Register an explicit App ID for the bundle ID, create a profile for it and pass it with "
+            + "--profile BUNDLE_ID=PATH or --profiles-dir; --allow-wildcard accepts wildcards where your account allows them.")
+
+    public static let appIDMismatch = FindingCode(
+        "APP_ID_MISMATCH", .error,
+        summary: "the profile's App ID does not match the bundle's CFBundleIdentifier",
+        remedy: "Use the profile made for this bundle ID (--profile BUNDLE_ID=PATH), or change CFBundleIdentifier to "
+            + "match the App ID.")
+
+    public static let profileMissing = FindingCode(
+        "PROFILE_MISSING", .error,
+        summary: "a bundle that must be signed (the app, an extension, a watch app, an app clip) has no profile",
+        remedy: "Pass --profile BUNDLE_ID=PATH, put the bundle's profile in --profiles-dir, or embed it as "
+            + "embedded.mobileprovision.")
+
+    public static let profileUnreadable = FindingCode(
+        "PROFILE_UNREADABLE", .error,
+        summary: "a bundle's embedded.mobileprovision cannot be decoded (damaged, truncated or not a profile)",
+        remedy: "Replace it with the profile downloaded from the Apple Developer portal, or pass one with --profile "
+            + "or --profiles-dir.")
+
+    public static let profileExpired = FindingCode(
+        "PROFILE_EXPIRED", .error,
+        summary: "a profile is past its expiration date (at --at DATE, or now)",
+        remedy: "Renew the profile in the Apple Developer portal (or let Xcode regenerate it) and use the new file.")
+
+    public static let profileExpiring = FindingCode(
+        "PROFILE_EXPIRING", .warning,
+        summary: "a profile expires within 30 days",
+        remedy: "Renew the profile before it expires: apps signed with it stop launching on that date.")
+
+    public static let teamMismatch = FindingCode(
+        "TEAM_MISMATCH", .error,
+        summary: "the bundles' profiles name different teams",
+        remedy: "Sign the app and every extension, watch app and app clip with profiles of the same team.")
+
+    public static let extensionIDNotPrefixed = FindingCode(
+        "EXTENSION_ID_NOT_PREFIXED", .error,
+        summary: "a nested bundle's identifier does not start with its containing app's identifier and a dot",
+        remedy: "Set the nested bundle's CFBundleIdentifier to the app's identifier, a dot and a name, and use a "
+            + "profile for that App ID.")
+
+    public static let profileNotForIOS = FindingCode(
+        "PROFILE_NOT_IOS", .warning,
+        summary: "a profile's Platform does not include iOS",
+        remedy: "Create an iOS provisioning profile for the App ID and use it instead.")
+
+    public static let profileCertificateExpired = FindingCode(
+        "PROFILE_CERTIFICATE_EXPIRED", .warning,
+        summary: "developer certificates in a profile have expired (warning when all have, info when some have)",
+        remedy: "Create a new signing certificate, add it to the profile in the Apple Developer portal and download "
+            + "the profile again.")
+
+    public static let profileCertificateInvalid = FindingCode(
+        "PROFILE_CERTIFICATE_INVALID", .warning,
+        summary: "a profile lists no developer certificate, or one that cannot be read",
+        remedy: "Regenerate the profile in the Apple Developer portal with the signing certificate selected.")
+
+    public static let profileOptionUnused = FindingCode(
+        "PROFILE_OPTION_UNUSED", .warning,
+        summary: "--profile BUNDLE_ID=PATH names a bundle ID that no signed bundle in the archive has",
+        remedy: "Check the bundle ID against the bundles `ipawrap inspect` lists.")
+
+    public static let profileAmbiguous = FindingCode(
+        "PROFILE_AMBIGUOUS", .info,
+        summary: "several profiles in --profiles-dir match a bundle equally well; the one expiring last was used",
+        remedy: "Remove the profiles you do not mean to use from the folder, or pass the one you want with --profile.")
+
+    public static let entitlementNotInProfile = FindingCode(
+        "ENTITLEMENT_NOT_IN_PROFILE", .warning,
+        summary: "an executable is signed with entitlements that its bundle's profile does not grant",
+        remedy: "Enable the capabilities for the App ID and regenerate the profile, or re-sign without those "
+            + "entitlements; iOS refuses to install an app whose entitlements its profile does not grant.")
+
+    public static let signedEntitlementsUnreadable = FindingCode(
+        "SIGNED_ENTITLEMENTS_UNREADABLE", .warning,
+        summary: "the entitlements in an executable's code signature cannot be read",
+        remedy: "Re-sign the bundle; codesign writes entitlements as an XML property list and as DER.")
+
+    public static let dataProtectionNotEnabled = FindingCode(
+        "DATA_PROTECTION_NOT_ENABLED", .warning,
+        summary: "the app's profile does not grant com.apple.developer.default-data-protection (info when it grants "
+            + "a class weaker than NSFileProtectionComplete)",
+        remedy: "Enable Data Protection (Complete Protection) for the App ID in the Apple Developer portal and "
+            + "regenerate the profile.")
+
+    static let profileCodes: [FindingCode] = [
+        appIDWildcard, appIDMismatch, profileMissing, profileUnreadable, profileExpired, profileExpiring, teamMismatch,
+        extensionIDNotPrefixed, profileNotForIOS, profileCertificateExpired, profileCertificateInvalid,
+        profileOptionUnused, profileAmbiguous, entitlementNotInProfile, signedEntitlementsUnreadable,
+        dataProtectionNotEnabled,
+    ]
 }

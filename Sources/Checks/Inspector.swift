@@ -34,6 +34,7 @@ public enum Inspector {
         IconChecks.apply(context, to: &report)
         BundleChecks.apply(context, to: &report)
         try BinaryChecks.apply(context, to: &report)
+        try ProfileChecks.apply(context, to: &report)
         report.findings.sort { ($0.severity, $0.code, $0.path ?? "") < ($1.severity, $1.code, $1.path ?? "") }
         return Inspection(report: report, archive: archive, icon: icon)
     }

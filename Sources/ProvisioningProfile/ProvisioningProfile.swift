@@ -66,7 +66,7 @@ public struct ProvisioningProfile: Sendable {
     /// `Entitlements.application-identifier`, split with the declared prefixes.
     public let applicationIdentifier: AppIdentifier
     /// `DeveloperCertificates` that could be read, in order.
-    public let developerCertificates: [DeveloperCertificate]
+    public let developerCertificates: [ProfileCertificate]
     /// One sentence for each `DeveloperCertificates` entry that could not be read.
     public let certificateProblems: [String]
     /// Whether `DER-Encoded-Profile` (a DER copy Apple adds to newer profiles) is present.
@@ -131,7 +131,7 @@ public struct ProvisioningProfile: Sendable {
         }
         applicationIdentifier = appID
 
-        var certificates: [DeveloperCertificate] = []
+        var certificates: [ProfileCertificate] = []
         var problems: [String] = []
         if let entries = try fields.array("DeveloperCertificates") {
             for (index, entry) in entries.enumerated() {
@@ -140,7 +140,7 @@ public struct ProvisioningProfile: Sendable {
                     continue
                 }
                 do {
-                    certificates.append(try DeveloperCertificate(derEncoded: der))
+                    certificates.append(try ProfileCertificate(derEncoded: der))
                 } catch {
                     problems.append("DeveloperCertificates entry \(index + 1) is not a readable X.509 certificate")
                 }
@@ -222,6 +222,12 @@ public struct ProvisioningProfile: Sendable {
     /// written before Apple added it.
     public var isForIOS: Bool {
         platforms.isEmpty || platforms.contains("iOS")
+    }
+
+    /// The CMS signing chain that could be read (Apple's provisioning-profile signing
+    /// certificate and its issuers, for a real profile); not verified.
+    public var signingCertificates: [ProfileCertificate] {
+        signedData.certificates.compactMap { try? ProfileCertificate(derEncoded: $0) }
     }
 
     /// Whether the profile is past its expiration date at `date`.

@@ -106,7 +106,7 @@ struct GeneratedProfileTests {
     func certificatesAgreeWithOpenssl() throws {
         for name in ["developer.cer", "developer-expired.cer", "developer-other-team.cer"] {
             let der = ProfileBuilder.certificate(name)
-            let certificate = try DeveloperCertificate(derEncoded: der)
+            let certificate = try ProfileCertificate(derEncoded: der)
             let oracle = try Oracle.certificate(der)
             #expect(oracle.serial == certificate.serialNumber, "\(name)")
             #expect(oracle.sha1 == certificate.sha1Fingerprint, "\(name)")

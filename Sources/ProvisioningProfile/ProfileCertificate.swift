@@ -3,10 +3,11 @@ import Foundation
 import SwiftASN1
 import X509
 
-/// One certificate of a profile's `DeveloperCertificates`: an identity allowed to sign apps with
-/// the profile. Apple names the team in the subject's organizational unit and puts the role and
-/// team in the common name, e.g. `Apple Distribution: Example Corp (ABCDE12345)`.
-public struct DeveloperCertificate: Sendable, Hashable {
+/// An X.509 certificate in a profile: one of its `DeveloperCertificates` (an identity allowed to
+/// sign apps with the profile), or one of the CMS signing chain (Apple's profile-signing
+/// certificate). Apple names the team in a developer certificate's organizational unit and puts
+/// the role and team in its common name, e.g. `Apple Distribution: Example Corp (ABCDE12345)`.
+public struct ProfileCertificate: Sendable, Hashable {
     /// The certificate as stored in the profile (DER).
     public let derBytes: [UInt8]
     /// The subject, RFC 4514 style (`CN=…,OU=…,O=…,C=…`).
@@ -35,7 +36,7 @@ public struct DeveloperCertificate: Sendable, Hashable {
         do {
             certificate = try Certificate(derEncoded: bytes)
         } catch {
-            throw ProfileError(.fieldInvalid, "a DeveloperCertificates entry is not a readable X.509 certificate")
+            throw ProfileError(.fieldInvalid, "the certificate is not a readable X.509 certificate")
         }
         derBytes = bytes
         subject = certificate.subject.description
