@@ -67,7 +67,7 @@ extension FindingCode {
 
     public static let profileAmbiguous = FindingCode(
         "PROFILE_AMBIGUOUS", .info,
-        summary: "several profiles in --profiles-dir match a bundle equally well; the one expiring last was used",
+        summary: "several profiles in --profiles-dir match a bundle equally well by App ID; the preferred one was used",
         remedy: "Remove the profiles you do not mean to use from the folder, or pass the one you want with --profile.")
 
     public static let entitlementNotInProfile = FindingCode(

@@ -93,7 +93,9 @@ enum ProfileChecks {
                 assignments.append(ProfileAssignment(bundle: bundle, profile: plain.profile, source: .option, file: plain.path))
                 continue
             }
-            if let identifier, let chosen = bestMatch(for: identifier, in: inputs, bundle: bundle, findings: &findings) {
+            let team = isApp ? nil : assignments.first { $0.bundle.path == context.archive.app.path }?.profile.teamIdentifier
+            if let identifier, let chosen = bestMatch(
+                for: identifier, in: inputs, bundle: bundle, team: team, now: context.now, findings: &findings) {
                 assignments.append(ProfileAssignment(bundle: bundle, profile: chosen.profile, source: .directory, file: chosen.path))
                 continue
             }
@@ -116,17 +118,33 @@ enum ProfileChecks {
         return assignments
     }
 
-    /// The folder's best profile for a bundle ID: the best App ID match, then one that has not
-    /// expired, then the latest expiration, then the first file name.
+    /// The folder's best profile for a bundle ID. The App ID match decides (exact, then the
+    /// longest partial wildcard, then `*`); among equal matches, a profile for iOS, of the app's
+    /// team, not expired at `now`, with a developer certificate still valid, expiring last, and
+    /// finally the first file name.
     private static func bestMatch(
-        for identifier: String, in inputs: ProfileInputs, bundle: BundleInfo, findings: inout [Finding]
+        for identifier: String, in inputs: ProfileInputs, bundle: BundleInfo, team: String?, now: Date,
+        findings: inout [Finding]
     ) -> ProfileInputs.Loaded? {
-        let candidates = inputs.directoryProfiles.compactMap { loaded in
-            loaded.profile.applicationIdentifier.match(identifier).map { (loaded: loaded, match: $0) }
+        struct Candidate {
+            let loaded: ProfileInputs.Loaded
+            let match: AppIdentifier.Match
+            /// Preferences after the match, each true when better.
+            let preferences: [Bool]
         }
-        func precedes(_ lhs: (loaded: ProfileInputs.Loaded, match: AppIdentifier.Match),
-                      _ rhs: (loaded: ProfileInputs.Loaded, match: AppIdentifier.Match)) -> Bool {
+        let candidates = inputs.directoryProfiles.compactMap { loaded -> Candidate? in
+            let profile = loaded.profile
+            guard let match = profile.applicationIdentifier.match(identifier) else { return nil }
+            return Candidate(loaded: loaded, match: match, preferences: [
+                profile.isForIOS,
+                team == nil || profile.teamIdentifier == team,
+                !profile.isExpired(at: now),
+                profile.developerCertificates.contains { !$0.isExpired(at: now) },
+            ])
+        }
+        func precedes(_ lhs: Candidate, _ rhs: Candidate) -> Bool {
             if lhs.match != rhs.match { return lhs.match > rhs.match }
+            for (left, right) in zip(lhs.preferences, rhs.preferences) where left != right { return left }
             let lhsDate = lhs.loaded.profile.expirationDate, rhsDate = rhs.loaded.profile.expirationDate
             if lhsDate != rhsDate { return lhsDate > rhsDate }
             return lhs.loaded.path < rhs.loaded.path
@@ -135,11 +153,13 @@ enum ProfileChecks {
         guard let best = ranked.first else { return nil }
         let tied = ranked.dropFirst().filter { $0.match == best.match }
         if !tied.isEmpty {
+            let shown = tied.prefix(5).map(\.loaded.path).joined(separator: ", ")
             findings.append(Finding(
                 .profileAmbiguous,
                 message: "\(tied.count + 1) profiles in \(inputs.directory ?? "the folder") match \(bundle.path) "
-                    + "(\(identifier)) equally well; used \(describe(best.loaded.profile, file: best.loaded.path)), which "
-                    + "expires last; also matching: \(tied.map(\.loaded.path).joined(separator: ", "))",
+                    + "(\(identifier)) equally well by App ID; used \(describe(best.loaded.profile, file: best.loaded.path)) "
+                    + "(preferred: for iOS, of the app's team, not expired, with a valid certificate, expiring last); "
+                    + "also matching: \(shown)" + (tied.count > 5 ? " and \(tied.count - 5) more" : ""),
                 path: bundle.path))
         }
         return best.loaded

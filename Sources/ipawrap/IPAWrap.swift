@@ -28,6 +28,7 @@ struct IPAWrap: ParsableCommand {
             RepackCommand.self,
             PolicyCommand.self,
             AssetsCommand.self,
+            ProfileCommand.self,
         ]
     )
 }

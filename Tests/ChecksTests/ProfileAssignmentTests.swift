@@ -65,7 +65,32 @@ struct ProfileAssignmentTests {
         #expect(report.findings("PROFILE_EXPIRED").isEmpty)
         let ambiguous = try #require(report.findings("PROFILE_AMBIGUOUS").first)
         #expect(ambiguous.severity == .info)
-        #expect(ambiguous.message.contains("a-expired.mobileprovision"))
+        #expect(ambiguous.message.contains("used profile 'Sample App Development' (\(folder.path("b-current.mobileprovision")))"))
+        #expect(ambiguous.message.contains("also matching: \(folder.path("a-expired.mobileprovision"))"))
+    }
+
+    @Test func amongEqualMatchesAnIOSProfileBeatsAnotherPlatform() throws {
+        let folder = try S.folder(["a-macos.mobileprovision": S.fixture(.macOS), "b-app.mobileprovision": S.fixture(.app)])
+        let report = try S.inspect(S.app(app: nil), options: CheckOptions(profilesDirectory: folder.path, evaluationDate: S.now))
+        #expect(report.profile(for: S.appPath)?.file == folder.path("b-app.mobileprovision"))
+        #expect(report.findings("PROFILE_NOT_IOS").isEmpty)
+    }
+
+    @Test(.enabled(if: ProfileBuilder.opensslMissing == nil, "openssl is not installed: profiles cannot be signed here"))
+    func amongEqualMatchesTheAppsTeamWins() throws {
+        let otherTeam = try ProfileBuilder(bundlePattern: "*", team: "ZYXWV98765", teamName: "Other Company").signed()
+        let folder = try S.folder([
+            "a-other.mobileprovision": otherTeam, "b-ours.mobileprovision": S.fixture(.wildcard),
+            "c-app.mobileprovision": S.fixture(.app),
+        ])
+        // The app's exact profile sets the team; the extensions' wildcards follow it, not file order.
+        let report = try S.inspect(
+            S.app(app: nil, share: nil, widget: nil),
+            options: CheckOptions(profilesDirectory: folder.path, allowWildcard: true, evaluationDate: S.now))
+        #expect(report.profile(for: S.appPath)?.file == folder.path("c-app.mobileprovision"))
+        #expect(report.profile(for: S.sharePath)?.file == folder.path("b-ours.mobileprovision"))
+        #expect(report.profile(for: S.widgetPath)?.teamId == "ABCDE12345")
+        #expect(report.findings("TEAM_MISMATCH").isEmpty)
     }
 
     @Test func profileOptions() throws {

@@ -1,0 +1,128 @@
+import ArgumentParser
+import Checks
+import Foundation
+import ProvisioningProfile
+
+struct ProfileCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "profile",
+        abstract: "Provisioning profile tools.",
+        subcommands: [ProfileShowCommand.self]
+    )
+}
+
+struct ProfileShowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Decode a .mobileprovision: App ID, team, kind, devices, dates, certificates and entitlements.",
+        discussion: """
+            The CMS container is read with BER rules (indefinite lengths and chunked content are fine); \
+            the signature is not verified. Findings (wildcard App ID, expiry, platform, certificates) are \
+            listed but do not change the exit status. Exit codes: 0 decoded, 65 not a readable profile, \
+            74 the file cannot be read.
+            """
+    )
+
+    @Argument(help: "The .mobileprovision file.")
+    var file: String
+
+    @Flag(help: "Print the profile as JSON (sorted keys, ISO 8601 UTC dates).")
+    var json = false
+
+    @Flag(help: "Report a wildcard App ID as a warning instead of an error.")
+    var allowWildcard = false
+
+    @Option(name: .customLong("at"), help: ArgumentHelp(
+        "Judge expiry at this date (YYYY-MM-DD or ISO 8601) instead of now.", valueName: "date"))
+    var evaluationDate: String?
+
+    func validate() throws {
+        _ = try parsedDate()
+    }
+
+    func run() throws {
+        try reportingErrors {
+            let profile = try ProvisioningProfile(contentsOfFile: file)
+            let summary = ProfileSummary(profile, file: file, now: try parsedDate() ?? Date(), allowWildcard: allowWildcard)
+            print(json ? try Self.json(summary) : Self.text(summary))
+        }
+    }
+
+    private func parsedDate() throws -> Date? {
+        guard let text = evaluationDate else { return nil }
+        if let date = ISO8601DateFormatter().date(from: text) { return date }
+        let day = ISO8601DateFormatter()
+        day.formatOptions = [.withFullDate]
+        if let date = day.date(from: text) { return date }
+        throw ValidationError("--at expects YYYY-MM-DD or an ISO 8601 date and time, got '\(text)'")
+    }
+
+    static func json(_ summary: ProfileSummary) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(summary), as: UTF8.self)
+    }
+
+    static func text(_ summary: ProfileSummary, style: Style = .standardOutput) -> String {
+        var lines: [String] = []
+        var title = style.bold(summary.name ?? "(unnamed profile)")
+        if let uuid = summary.uuid { title += "  " + uuid }
+        lines.append(title)
+        var appID = summary.appIdentifier
+        switch summary.appIdKind {
+        case "fullWildcard": appID += "  " + style.yellow("wildcard: every bundle ID")
+        case "partialWildcard": appID += "  " + style.yellow("wildcard")
+        default: appID += "  explicit"
+        }
+        lines.append(row("App ID", appID))
+        let team = [summary.teamName, summary.teamId.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
+        if !team.isEmpty { lines.append(row("Team", team)) }
+        var kind = summary.kind
+        if summary.provisionsAllDevices {
+            kind += ", all devices"
+        } else if summary.kind == "development" || summary.kind == "adhoc" {
+            kind += ", \(summary.deviceCount) device\(summary.deviceCount == 1 ? "" : "s")"
+        }
+        lines.append(row("Kind", kind))
+        if !summary.platforms.isEmpty { lines.append(row("Platforms", summary.platforms.joined(separator: ", "))) }
+        if let created = summary.creationDate { lines.append(row("Created", created)) }
+        lines.append(row("Expires", summary.expirationDate + (summary.expired ? "  " + style.red("expired") : "")))
+        for (index, certificate) in summary.certificates.enumerated() {
+            var text = certificate.commonName ?? "(no common name)"
+            text += "  serial \(certificate.serialNumber), valid to \(certificate.notValidAfter)"
+            if certificate.expired { text += "  " + style.red("expired") }
+            lines.append(row(index == 0 ? "Certificates" : "", text))
+        }
+        if summary.certificates.isEmpty { lines.append(row("Certificates", "none readable")) }
+        if case .object(let entitlements) = summary.entitlements {
+            let keys = entitlements.keys.sorted()
+            let width = min(keys.map(\.count).max() ?? 0, 44)
+            for (index, key) in keys.enumerated() {
+                let value = entitlements[key].map(render) ?? ""
+                lines.append(row(index == 0 ? "Entitlements" : "", key.padding(toLength: max(width, key.count), withPad: " ", startingAt: 0) + "  " + value))
+            }
+        }
+        let container = summary.container
+        lines.append(row("Container", "\(container.encoding), \(container.digestAlgorithms.joined(separator: ", "))"
+            + (container.signedBy.isEmpty ? "" : ", signed by \(container.signedBy.joined(separator: ", "))")
+            + " (signature not verified)"))
+        lines.append("")
+        lines.append(contentsOf: ReportRendering.findings(summary.findings, style: style))
+        return lines.joined(separator: "\n")
+    }
+
+    private static func render(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .integer(let number): String(number)
+        case .number(let number): String(number)
+        case .bool(let flag): flag ? "true" : "false"
+        case .array(let items): "[" + items.map(render).joined(separator: ", ") + "]"
+        case .object(let object): "{" + object.keys.sorted().map { "\($0): \(object[$0].map(render) ?? "")" }.joined(separator: ", ") + "}"
+        }
+    }
+
+    private static func row(_ label: String, _ value: String) -> String {
+        "  " + label.padding(toLength: 13, withPad: " ", startingAt: 0) + value
+    }
+}
