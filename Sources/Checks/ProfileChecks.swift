@@ -181,6 +181,11 @@ enum ProfileChecks {
                 message: "\(path), the profile of \(bundle.path), cannot be decoded: \(error) [\(error.code)]",
                 path: path))
             return nil
+        } catch {
+            findings.append(Finding(
+                .profileUnreadable, message: "\(path), the profile of \(bundle.path), cannot be decoded: \(error)",
+                path: path))
+            return nil
         }
     }
 

@@ -213,14 +213,22 @@ public struct CMSSignedData: Sendable {
         case .truncatedASN1Field:
             return ProfileError(.truncated, "the data ends inside an ASN.1 element: the file is cut off")
         default:
-            return ProfileError(.malformedASN1, "the data is not valid BER/DER: \(reason(of: error))")
+            let reason = reason(of: error)
+            if reason.hasPrefix("trailing unparsed data") {
+                return ProfileError(
+                    .malformedASN1, "bytes follow the end of the profile's CMS structure (something was appended to the file)")
+            }
+            if reason.hasPrefix("excessive stack depth") {
+                return ProfileError(.malformedASN1, "the ASN.1 elements are nested more than 50 deep")
+            }
+            return ProfileError(.malformedASN1, "the data is not valid BER/DER: \(reason)")
         }
     }
 
     /// The reason text of a swift-asn1 error, without its type name and source location.
     private static func reason(of error: ASN1Error) -> String {
         var text = Substring(error.description)
-        if let colon = text.range(of: ": ") { text = text[colon.upperBound...] }
+        if let colon = text.firstRange(of: ": ") { text = text[colon.upperBound...] }
         if let space = text.lastIndex(of: " "), text[text.index(after: space)...].contains(".swift:") {
             text = text[..<space]
         }
@@ -235,7 +243,13 @@ public struct CMSSignedData: Sendable {
         case .octetString: "an OCTET STRING"
         case .integer: "an INTEGER"
         case .objectIdentifier: "an OBJECT IDENTIFIER"
-        default: "an element tagged \(identifier)"
+        default:
+            switch identifier.tagClass {
+            case .universal: "an element tagged [UNIVERSAL \(identifier.tagNumber)]"
+            case .application: "an element tagged [APPLICATION \(identifier.tagNumber)]"
+            case .contextSpecific: "an element tagged [\(identifier.tagNumber)]"
+            case .private: "an element tagged [PRIVATE \(identifier.tagNumber)]"
+            }
         }
     }
 

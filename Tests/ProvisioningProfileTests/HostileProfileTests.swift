@@ -87,6 +87,31 @@ struct HostileProfileTests {
         #expect((codes["PROFILE_TRUNCATED"] ?? 0) > bytes.count / 2)
     }
 
+    /// Seeded random byte mutations of real profiles (lengths, tags, content, certificates):
+    /// each decodes or throws a `ProfileError`; none traps. The seed makes failures repeatable.
+    @Test(arguments: [ProfileBuilder.Fixture.app, .berIndefinite, .wildcard])
+    func randomMutationsNeverCrash(_ fixture: ProfileBuilder.Fixture) throws {
+        let original = try ProfileBuilder.fixture(fixture)
+        var random = SplitMix64(seed: UInt64(original.count))
+        var outcomes: [String: Int] = [:]
+        for _ in 0..<1_500 {
+            var bytes = original
+            let changes = 1 + Int(random.next() % 4)
+            for _ in 0..<changes {
+                let index = Int(random.next() % UInt64(bytes.count))
+                switch random.next() % 3 {
+                case 0: bytes[index] = UInt8(truncatingIfNeeded: random.next())
+                case 1: bytes[index] ^= 0x80
+                default: bytes.remove(at: index)
+                }
+            }
+            outcomes[Self.code(bytes) ?? "decoded", default: 0] += 1
+        }
+        // Mutations in the certificates or the signature leave the profile readable; others do not.
+        #expect(outcomes.count > 1, "\(outcomes)")
+        #expect(outcomes.keys.allSatisfy { $0 == "decoded" || $0.hasPrefix("PROFILE_") }, "\(outcomes)")
+    }
+
     @Test func bytesAfterTheEndAreRefused() throws {
         let bytes = try ProfileBuilder.fixture(.app) + [0x00, 0x00]
         #expect(Self.code(bytes) == "PROFILE_MALFORMED_ASN1")
@@ -283,5 +308,22 @@ enum CMS {
 
     static func profile(content: [UInt8], type: [UInt8] = signedDataOID) -> [UInt8] {
         wrap(signedData(encapsulated(content)), type: type)
+    }
+}
+
+/// A small deterministic generator (SplitMix64) for repeatable mutations.
+struct SplitMix64 {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
     }
 }
