@@ -13,8 +13,10 @@ import TestSupport
         var builder = IPABuilder(appName: "Sample", bundleIdentifier: "com.example.sample")
         builder.addPrimaryIcon()
         builder.profile = app
-        builder.addExtension("Share", bundleIdentifier: "com.example.sample.share", profile: share)
-        builder.addExtension("Widget", bundleIdentifier: "com.example.sample.widget", profile: widget)
+        builder.addExtension("Share", bundleIdentifier: "com.example.sample.share")
+        builder.nested[builder.nested.count - 1].profile = share
+        builder.addExtension("Widget", bundleIdentifier: "com.example.sample.widget")
+        builder.nested[builder.nested.count - 1].profile = widget
         return builder
     }
 

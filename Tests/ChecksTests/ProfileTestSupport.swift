@@ -19,8 +19,10 @@ enum ProfileScenario {
         var builder = IPABuilder(appName: "Sample", bundleIdentifier: appID)
         builder.addPrimaryIcon()
         builder.profile = app
-        builder.addExtension("Share", bundleIdentifier: shareID, profile: share)
-        builder.addExtension("Widget", bundleIdentifier: widgetID, profile: widget)
+        builder.addExtension("Share", bundleIdentifier: shareID)
+        builder.nested[builder.nested.count - 1].profile = share
+        builder.addExtension("Widget", bundleIdentifier: widgetID)
+        builder.nested[builder.nested.count - 1].profile = widget
         return builder
     }
 

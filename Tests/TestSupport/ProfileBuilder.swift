@@ -276,4 +276,16 @@ extension ProfileBuilder {
     public static func fixture(_ fixture: Fixture) throws -> [UInt8] {
         try Fixtures.bytes(fixture.path)
     }
+
+    /// The committed explicit profile whose App ID is `bundleIdentifier` (`com.example.sample`,
+    /// `.share`, `.widget`), or nil: what a realistic test IPA embeds by default.
+    public static func committedProfile(for bundleIdentifier: String) -> [UInt8]? {
+        let fixture: Fixture? = switch bundleIdentifier {
+        case "com.example.sample": .app
+        case "com.example.sample.share": .share
+        case "com.example.sample.widget": .widget
+        default: nil
+        }
+        return fixture.flatMap { try? ProfileBuilder.fixture($0) }
+    }
 }
