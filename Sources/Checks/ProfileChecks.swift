@@ -203,7 +203,8 @@ enum ProfileChecks {
         }
         return Finding(
             .profileMissing,
-            message: "\(name) is a \(kindName(bundle.kind)) that must be signed with a provisioning profile, but has none: "
+            message: "\(name) is \(article(kindName(bundle.kind))) \(kindName(bundle.kind)) that must be signed with a "
+                + "provisioning profile, but has none: "
                 + places.joined(separator: ", "),
             path: bundle.path, remedy: remedy)
     }
@@ -435,6 +436,10 @@ enum ProfileChecks {
         case .appclip: "app clip"
         case .framework: "framework"
         }
+    }
+
+    private static func article(_ noun: String) -> String {
+        noun.first.map { "aeiou".contains($0) } == true ? "an" : "a"
     }
 
     private static func suggestedSuffix(_ bundle: BundleInfo) -> String {
