@@ -45,6 +45,8 @@ public struct IPABuilder {
     /// Files outside `Payload/`, relative to the archive root.
     public var rootFiles: [String: File] = [:]
     public var executable: [UInt8]? = IPABuilder.executable()
+    /// `embedded.mobileprovision`: by default the committed test profile whose App ID is the
+    /// bundle ID (`ProfileBuilder.committedProfile(for:)`), as a real build embeds; nil for none.
     public var profile: [UInt8]?
     public var signed = true
     /// Seconds since 1970 for every entry.
@@ -53,6 +55,7 @@ public struct IPABuilder {
     public init(appName: String = "Sample", bundleIdentifier: String = "com.example.sample") {
         self.appName = appName
         self.info = IPABuilder.infoPlist(name: appName, bundleIdentifier: bundleIdentifier)
+        self.profile = ProfileBuilder.committedProfile(for: bundleIdentifier)
     }
 
     // MARK: Parts
@@ -126,8 +129,11 @@ public struct IPABuilder {
         nested.append(Nested(path: "Frameworks/\(name).framework", info: info, executable: IPABuilder.executable(fileType: 6)))
     }
 
-    /// An app extension (`PlugIns/<name>.appex`) with its own identifier and, optionally, profile.
+    /// An app extension (`PlugIns/<name>.appex`) with its own identifier and profile; without
+    /// `profile`, the committed test profile for the bundle ID when there is one (set the
+    /// extension's `Nested.profile` to nil for none).
     public mutating func addExtension(_ name: String, bundleIdentifier: String, profile: [UInt8]? = nil) {
+        let profile = profile ?? ProfileBuilder.committedProfile(for: bundleIdentifier)
         var info = IPABuilder.infoPlist(name: name, bundleIdentifier: bundleIdentifier, packageType: "XPC!")
         info["NSExtension"] = ["NSExtensionPointIdentifier": "com.apple.share-services", "NSExtensionPrincipalClass": "ShareViewController"]
         nested.append(Nested(path: "PlugIns/\(name).appex", info: info, executable: IPABuilder.executable(fileType: 8), profile: profile))
