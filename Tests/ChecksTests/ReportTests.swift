@@ -26,6 +26,8 @@ import TestSupport
         let contract = [
             "ICON_NOT_FOUND", "ICON_REFERENCE_MISSING", "ALREADY_WRAPPED", "SIGNATURE_INVALIDATED",
             "SDK_VERSION_MISMATCH", "SDK_VERSION_INCONSISTENT", "SDK_STATIC_UNVERSIONED", "APP_ENCRYPTED",
+            "APP_ID_WILDCARD", "APP_ID_MISMATCH", "PROFILE_MISSING", "PROFILE_EXPIRED", "PROFILE_EXPIRING",
+            "TEAM_MISMATCH", "EXTENSION_ID_NOT_PREFIXED",
         ]
         for code in contract {
             #expect(FindingCode.named(code) != nil, "\(code) is missing")
