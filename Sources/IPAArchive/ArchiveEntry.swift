@@ -1,3 +1,5 @@
+import FormatSupport
+
 /// One entry of a zip archive, as its central directory declares it.
 public struct ArchiveEntry: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
@@ -88,21 +90,22 @@ public struct DOSTimestamp: Sendable, Hashable, Comparable {
 
     /// 1980-01-01 00:00, the earliest moment zip can record.
     public static let earliest = DOSTimestamp(time: 0, date: 1 << 5 | 1)
+    /// 1980-01-01 00:00:00 and 2107-12-31 23:59:58 UTC, the range MS-DOS fields hold.
+    static let earliestSeconds: Int64 = 315_532_800
+    static let latestSeconds: Int64 = 4_354_819_198
 
     /// The timestamp for a moment, read in UTC so the same moment gives the same bytes on every
     /// machine. Dates before 1980 clamp to 1980-01-01, after 2107 to the last representable day.
     public init(secondsSince1970 seconds: Int64) {
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondsOfDay = seconds - days * 86_400
-        var (year, month, day) = DOSTimestamp.civilDate(daysSince1970: days)
-        var hour = Int(secondsOfDay / 3600)
-        var minute = Int(secondsOfDay % 3600 / 60)
-        var second = Int(secondsOfDay % 60)
-        if year < 1980 {
-            (year, month, day, hour, minute, second) = (1980, 1, 1, 0, 0, 0)
-        } else if year > 2107 {
-            (year, month, day, hour, minute, second) = (2107, 12, 31, 23, 59, 58)
-        }
+        // Clamp first, so no arithmetic below can overflow whatever the input.
+        let clamped = min(max(seconds, Self.earliestSeconds), Self.latestSeconds)
+        let days = clamped / 86_400
+        let secondsOfDay = clamped % 86_400
+        let civil = CivilDate.date(daysSince1970: days)
+        let (year, month, day) = (Int(civil.year), Int(civil.month), Int(civil.day))
+        let hour = Int(secondsOfDay / 3600)
+        let minute = Int(secondsOfDay % 3600 / 60)
+        let second = Int(secondsOfDay % 60)
         self.date = UInt16((year - 1980) << 9 | month << 5 | day)
         self.time = UInt16(hour << 11 | minute << 5 | second / 2)
     }
@@ -112,34 +115,12 @@ public struct DOSTimestamp: Sendable, Hashable, Comparable {
         let year = Int(date >> 9) + 1980
         let month = max(1, min(12, Int((date >> 5) & 0x0F)))
         let day = max(1, Int(date & 0x1F))
-        let days = DOSTimestamp.daysSince1970(year: year, month: month, day: day)
+        let days = CivilDate.daysSince1970(year: Int64(year), month: Int64(month), day: Int64(day))
         let seconds = Int(time >> 11) * 3600 + Int((time >> 5) & 0x3F) * 60 + Int(time & 0x1F) * 2
         return Int64(days) * 86_400 + Int64(seconds)
     }
 
     public static func < (lhs: DOSTimestamp, rhs: DOSTimestamp) -> Bool {
         (lhs.date, lhs.time) < (rhs.date, rhs.time)
-    }
-
-    // Howard Hinnant's days-from-civil algorithms (proleptic Gregorian calendar).
-    private static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func civilDate(daysSince1970 days: Int64) -> (year: Int, month: Int, day: Int) {
-        let shifted = Int(days) + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

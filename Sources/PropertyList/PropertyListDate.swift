@@ -1,3 +1,4 @@
+import FormatSupport
 /// A point in time as property lists store it.
 ///
 /// Binary plists store a float64 of seconds since 2001-01-01T00:00:00Z (Core Foundation's
@@ -54,7 +55,7 @@ public struct PropertyListDate: Hashable, Sendable, Comparable, CustomStringConv
             secondOfDay += 86_400
             days -= 1
         }
-        let (year, month, day) = Self.civil(fromDaysSince1970: days)
+        let (year, month, day) = CivilDate.date(daysSince1970: days)
         let hour = secondOfDay / 3600
         let minute = secondOfDay / 60 % 60
         let second = secondOfDay % 60
@@ -112,34 +113,10 @@ public struct PropertyListDate: Hashable, Sendable, Comparable, CustomStringConv
             (0...59).contains(minute), (0...60).contains(second)
         else { return nil }
         let year = negativeYear ? -yearDigits : yearDigits
-        let days = Self.daysSince1970(year: year, month: month, day: day)
+        let days = CivilDate.daysSince1970(year: year, month: month, day: day)
         let seconds = Double(days * 86_400 + hour * 3600 + minute * 60 + second)
         guard abs(seconds) <= Self.formattableLimit else { return nil }
         self.init(secondsSince1970: seconds)
-    }
-
-    // MARK: Proleptic Gregorian calendar (H. Hinnant's days-from-civil algorithms)
-
-    static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    static func civil(fromDaysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day)
     }
 
     private static func padded(_ value: Int64, _ width: Int) -> String {

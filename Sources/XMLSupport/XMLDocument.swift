@@ -57,15 +57,7 @@ public final class XMLDocument {
     /// Parses `bytes`, which may start with a byte-order mark or whitespace, and may be UTF-8 or
     /// UTF-16 as declared.
     public init(bytes: [UInt8], maximumSize: Int = XMLDocument.defaultMaximumSize) throws(XMLParseError) {
-        guard bytes.count <= maximumSize else {
-            throw XMLParseError(
-                reason: .tooLarge, line: 0,
-                message: "document is \(bytes.count) bytes, above the limit of \(maximumSize)")
-        }
-        _ = XMLInput.initialized
-        guard let context = xmlNewParserCtxt() else {
-            throw XMLParseError(reason: .malformed, line: 0, message: "out of memory creating the XML parser")
-        }
+        let context = try XMLInput.makeContext(count: bytes.count, maximumSize: maximumSize)
         defer { xmlFreeParserCtxt(context) }
         let guardState = EntityGuardState()
         // The SAX hooks run inside xmlCtxtReadMemory; `_private` carries our state to them.

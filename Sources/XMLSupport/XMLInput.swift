@@ -14,6 +14,21 @@ enum XMLInput {
         return true
     }()
 
+    /// A new parser context for a document of `count` bytes, refusing documents above `maximumSize`
+    /// or above what libxml2 takes (its lengths are C ints). The caller frees the context.
+    static func makeContext(count: Int, maximumSize: Int) throws(XMLParseError) -> xmlParserCtxtPtr {
+        let limit = min(maximumSize, Int(Int32.max))
+        guard count <= limit else {
+            throw XMLParseError(
+                reason: .tooLarge, line: 0, message: "document is \(count) bytes, above the limit of \(limit)")
+        }
+        _ = initialized
+        guard let context = xmlNewParserCtxt() else {
+            throw XMLParseError(reason: .malformed, line: 0, message: "out of memory creating the XML parser")
+        }
+        return context
+    }
+
     /// The bytes to give libxml2. Hand-edited files often have whitespace before the XML
     /// declaration, which XML does not allow; it is moved to just after the declaration, so every
     /// later line keeps the number it has in the file. Anything else is returned unchanged.

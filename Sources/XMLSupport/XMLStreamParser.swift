@@ -93,16 +93,7 @@ public enum XMLStreamParser {
     public static func parse(
         bytes: [UInt8], maximumSize: Int = XMLDocument.defaultMaximumSize, handler: any XMLStreamHandler
     ) throws(XMLParseError) -> Outcome {
-        // libxml2 takes the length as a C int.
-        guard bytes.count <= maximumSize, bytes.count <= Int(Int32.max) else {
-            throw XMLParseError(
-                reason: .tooLarge, line: 0,
-                message: "document is \(bytes.count) bytes, above the limit of \(min(maximumSize, Int(Int32.max)))")
-        }
-        _ = XMLInput.initialized
-        guard let context = xmlNewParserCtxt() else {
-            throw XMLParseError(reason: .malformed, line: 0, message: "out of memory creating the XML parser")
-        }
+        let context = try XMLInput.makeContext(count: bytes.count, maximumSize: maximumSize)
         defer { xmlFreeParserCtxt(context) }
         guard let sax = context.pointee.sax else {
             throw XMLParseError(reason: .malformed, line: 0, message: "libxml2 created no SAX handler")

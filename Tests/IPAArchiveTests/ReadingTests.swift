@@ -82,6 +82,9 @@ import TestSupport
         #expect(stamp.time == UInt16(22 << 11 | 13 << 5 | 10))
         #expect(stamp.secondsSince1970 == 1_700_000_000)
         #expect(DOSTimestamp(secondsSince1970: 0).secondsSince1970 == 315_532_800)  // clamps to 1980
+        // Any Int64 a user can type (--timestamp, SOURCE_DATE_EPOCH) clamps without overflowing.
+        #expect(DOSTimestamp(secondsSince1970: .min) == .earliest)
+        #expect(DOSTimestamp(secondsSince1970: .max).secondsSince1970 == 4_354_819_198)  // 2107-12-31 23:59:58
     }
 
     @Test(arguments: [

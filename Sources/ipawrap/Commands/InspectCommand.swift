@@ -14,20 +14,15 @@ struct InspectCommand: ParsableCommand {
     @Argument(help: "The .ipa to inspect.")
     var ipa: String
 
-    @Flag(help: "Print the report as JSON.")
-    var json = false
-
-    @Flag(help: "Also compute the SHA-256 of the whole file (reads every byte).")
-    var sha256 = false
-
+    @OptionGroup var output: ReportOptions
     @OptionGroup var checks: CheckOptionGroup
     @OptionGroup var limits: ArchiveLimitOptions
 
     func run() throws {
         try reportingErrors {
             let inspection = try Inspector.inspect(
-                path: ipa, options: try checks.checkOptions(sha256: sha256), limits: limits.limits, tool: ToolInfo.tool)
-            print(json ? try ReportRendering.json(inspection.report) : ReportRendering.text(inspection.report))
+                path: ipa, options: try checks.checkOptions(sha256: output.sha256), limits: limits.limits, tool: ToolInfo.tool)
+            try output.print(inspection.report)
         }
     }
 }
@@ -42,22 +37,30 @@ struct CheckCommand: ParsableCommand {
     @Argument(help: "The .ipa to check.")
     var ipa: String
 
-    @Flag(help: "Print the report as JSON.")
-    var json = false
-
-    @Flag(help: "Also compute the SHA-256 of the whole file (reads every byte).")
-    var sha256 = false
-
+    @OptionGroup var output: ReportOptions
     @OptionGroup var checks: CheckOptionGroup
     @OptionGroup var limits: ArchiveLimitOptions
 
     func run() throws {
         let failed = try reportingErrors {
             let inspection = try Inspector.inspect(
-                path: ipa, options: try checks.checkOptions(sha256: sha256), limits: limits.limits, tool: ToolInfo.tool)
-            print(json ? try ReportRendering.json(inspection.report) : ReportRendering.text(inspection.report))
+                path: ipa, options: try checks.checkOptions(sha256: output.sha256), limits: limits.limits, tool: ToolInfo.tool)
+            try output.print(inspection.report)
             return inspection.report.hasErrors
         }
         if failed { throw ExitCode(1) }
+    }
+}
+
+/// How `inspect` and `check` print their report.
+struct ReportOptions: ParsableArguments {
+    @Flag(help: "Print the report as JSON.")
+    var json = false
+
+    @Flag(help: "Also compute the SHA-256 of the whole file (reads every byte).")
+    var sha256 = false
+
+    func print(_ report: Report) throws {
+        Swift.print(json ? try ReportRendering.json(report) : ReportRendering.text(report))
     }
 }
