@@ -70,11 +70,18 @@ let package = Package(
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
+        // Batch: many IPAs in parallel, per-input isolation, sharding, the HTML diagnostics report.
+        .target(
+            name: "Batch",
+            dependencies: ["Checks", "Wrapping", "AppBundle", "IPAArchive", "Policy", "PNG", "FormatSupport",
+                           .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
+
         // The command line: parses arguments and renders reports, nothing else.
         .executableTarget(
             name: "ipawrap",
             dependencies: [
-                "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile",
+                "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile", "Batch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -108,6 +115,9 @@ let package = Package(
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
         .testTarget(name: "ChecksTests", dependencies: ["Checks", "AppBundle", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
         .testTarget(name: "WrappingTests", dependencies: ["Wrapping", "Checks", "Policy", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "BatchTests", dependencies: ["Batch", "Checks", "Wrapping", "Policy", "PNG", "XMLSupport", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "CLITests",
             dependencies: ["IPAArchive", "TestSupport"],

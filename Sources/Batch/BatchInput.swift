@@ -1,0 +1,160 @@
+import Foundation
+
+/// One IPA of a batch.
+public struct BatchInput: Sendable, Hashable, CustomStringConvertible {
+    /// The path the IPA is opened at: a file argument as given, or a folder argument joined with
+    /// the path found below it.
+    public let path: String
+    /// The input's name within the batch: its path relative to the folder argument it was found
+    /// in (`team/App.ipa`), or the file name of a file named directly (`App.ipa`). Outputs in
+    /// `--out-dir` are named after it and `--shard` assigns by it, so neither depends on where
+    /// the inputs are checked out.
+    public let name: String
+
+    public init(path: String, name: String) {
+        self.path = path
+        self.name = name
+    }
+
+    public var description: String { path }
+
+    /// `name` without a final `.ipa` (any case), for naming outputs of another kind.
+    public var stem: String {
+        name.lowercased().hasSuffix(".ipa") ? String(name.dropLast(4)) : name
+    }
+}
+
+/// Finds the inputs of a batch: files as given, folders searched (recursively) for `.ipa` files,
+/// and lists of paths (`--from`).
+public enum InputDiscovery {
+    /// Folders are searched at most this deep (a guard against pathological trees; symlinked
+    /// folders are never followed, so there are no loops).
+    public static let maximumDepth = 32
+    /// A list file (`--from`) larger than this is refused.
+    public static let maximumListSize = 64 << 20
+
+    /// The inputs of `arguments`, in order: each file argument as one input (whatever its name, or
+    /// even if it does not exist, so that it fails on its own like any other bad input), each
+    /// folder's `.ipa` files in byte order of their relative paths. Hidden files and folders
+    /// (starting with `.`), and `excluding` (e.g. the output folder), are skipped. The same file
+    /// reached twice (also through a symlink) is kept once, where it first appeared.
+    public static func inputs(_ arguments: [String], excluding excluded: [String] = []) throws(BatchInputError) -> [BatchInput] {
+        let excludedFolders = Set(excluded.compactMap(canonicalPath))
+        var found: [BatchInput] = []
+        var seen: Set<String> = []
+        func add(_ input: BatchInput) {
+            let identity = canonicalPath(input.path) ?? input.path
+            if seen.insert(identity).inserted { found.append(input) }
+        }
+        for argument in arguments {
+            if isFolder(argument) {
+                for relative in try ipaFiles(in: argument, excluding: excludedFolders) {
+                    add(BatchInput(path: join(argument, relative), name: relative))
+                }
+            } else {
+                let name = argument.split(separator: "/").last.map(String.init) ?? argument
+                add(BatchInput(path: argument, name: name))
+            }
+        }
+        return found
+    }
+
+    /// The paths of a list file: one per line; blank lines and lines starting with `#` are
+    /// ignored, surrounding white space (and a CR from CRLF files) is dropped.
+    public static func paths(inList text: String) -> [String] {
+        text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).compactMap { line in
+            let path = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            return path.isEmpty || path.hasPrefix("#") ? nil : path
+        }
+    }
+
+    /// Reads a list file (`-` for standard input) and returns its paths.
+    public static func paths(inListFile file: String) throws(BatchInputError) -> [String] {
+        let data: Data
+        do {
+            if file == "-" {
+                data = try FileHandle.standardInput.readToEnd() ?? Data()
+            } else {
+                let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: file))
+                defer { try? handle.close() }
+                data = try handle.read(upToCount: maximumListSize + 1) ?? Data()
+            }
+        } catch {
+            throw .listUnreadable(file == "-" ? "standard input" : file, reason: reason(error))
+        }
+        guard data.count <= maximumListSize else {
+            throw .listUnreadable(file, reason: "it is larger than \(maximumListSize >> 20) MiB")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw .listUnreadable(file == "-" ? "standard input" : file, reason: "it is not UTF-8 text")
+        }
+        return paths(inList: text)
+    }
+
+    /// Relative paths of the `.ipa` files below `folder`, in byte order, depth first.
+    static func ipaFiles(in folder: String, excluding excluded: Set<String>) throws(BatchInputError) -> [String] {
+        var result: [String] = []
+        var pending: [(relative: String, depth: Int)] = [("", 0)]
+        while let (relative, depth) = pending.popLast() {
+            let absolute = relative.isEmpty ? folder : join(folder, relative)
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: absolute)
+            } catch {
+                throw .folderUnreadable(absolute, reason: reason(error))
+            }
+            var subfolders: [String] = []
+            for name in names.sorted(by: bytewise) where !name.hasPrefix(".") {
+                let child = relative.isEmpty ? name : relative + "/" + name
+                let path = join(folder, child)
+                var info = stat()
+                guard lstat(path, &info) == 0 else { continue }
+                switch info.st_mode & S_IFMT {
+                case S_IFDIR:
+                    if depth + 1 < maximumDepth, !excluded.contains(canonicalPath(path) ?? path) {
+                        subfolders.append(child)
+                    }
+                case S_IFREG, S_IFLNK:
+                    // A symlink counts when it leads to a regular file (never to a folder).
+                    if name.lowercased().hasSuffix(".ipa"), stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG {
+                        result.append(child)
+                    }
+                default:
+                    continue
+                }
+            }
+            // Depth first, in order: the stack takes the last pushed first.
+            pending.append(contentsOf: subfolders.reversed().map { ($0, depth + 1) })
+        }
+        return result.sorted(by: bytewise)
+    }
+
+    /// Whether `path` is a folder (or a symlink to one).
+    public static func isFolder(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    static func canonicalPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    public static func join(_ folder: String, _ relative: String) -> String {
+        folder.hasSuffix("/") ? folder + relative : folder + "/" + relative
+    }
+
+    /// Byte order of the UTF-8 names: the same on every machine and locale.
+    static func bytewise(_ a: String, _ b: String) -> Bool {
+        a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
+    static func reason(_ error: Error) -> String {
+        if let error = error as? CocoaError, let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError,
+           underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return (error as NSError).localizedDescription
+    }
+}

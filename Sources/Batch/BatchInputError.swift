@@ -1,0 +1,55 @@
+import FormatSupport
+
+/// Why the inputs of a batch cannot be gathered, or its request cannot be carried out. These stop
+/// the batch before it starts; a bad input file is not one of them (it fails on its own).
+public enum BatchInputError: CodedError, Equatable {
+    /// A `--from` list cannot be read.
+    case listUnreadable(String, reason: String)
+    /// A folder argument (or one below it) cannot be listed.
+    case folderUnreadable(String, reason: String)
+    /// Nothing to do: no argument named an input, or the folders held no `.ipa` file.
+    case noInputs(searched: [String])
+    /// Two inputs would write the same output file.
+    case outputCollision(output: String, first: String, second: String)
+    /// An output would replace an input.
+    case outputIsInput(output: String)
+    /// `--shard` is not `I/N` with 1 ≤ I ≤ N.
+    case invalidShard(String)
+
+    public var code: String {
+        switch self {
+        case .listUnreadable: "BATCH_LIST_UNREADABLE"
+        case .folderUnreadable: "BATCH_FOLDER_UNREADABLE"
+        case .noInputs: "BATCH_NO_INPUTS"
+        case .outputCollision: "BATCH_OUTPUT_COLLISION"
+        case .outputIsInput: "BATCH_OUTPUT_IS_INPUT"
+        case .invalidShard: "BATCH_SHARD_INVALID"
+        }
+    }
+
+    public var category: ErrorCategory {
+        switch self {
+        case .listUnreadable, .folderUnreadable: .io
+        case .noInputs, .outputCollision, .outputIsInput, .invalidShard: .usage
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .listUnreadable(let file, let reason):
+            "cannot read the input list \(file): \(reason)"
+        case .folderUnreadable(let folder, let reason):
+            "cannot list the folder \(folder): \(reason)"
+        case .noInputs(let searched):
+            searched.isEmpty
+                ? "no inputs: name .ipa files or folders, or give a list with --from"
+                : "no .ipa files found in \(searched.joined(separator: ", "))"
+        case .outputCollision(let output, let first, let second):
+            "\(first) and \(second) would both be written to \(output); give inputs with different names"
+        case .outputIsInput(let output):
+            "the output \(output) would replace its input; choose another --out-dir"
+        case .invalidShard(let text):
+            "--shard expects I/N with 1 <= I <= N (e.g. 2/4), got '\(text)'"
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import AppBundle
+import Checks
+import Foundation
+import IPAArchive
+import Policy
+import Wrapping
+
+/// What a batch does to each input: the work of `inspect`, `check` or `wrap` on one file, with
+/// the same options, turned into a `BatchResult` whatever happens. Each run opens its own
+/// archive, so runs on different threads share nothing.
+public struct BatchJob: Sendable {
+    public enum Operation: Sendable {
+        /// `ipawrap inspect`: a report whatever the findings (exit 0).
+        case inspect
+        /// `ipawrap check`: exit 1 on any error finding.
+        case check
+        /// `ipawrap wrap`, with this request for every input (its `input` and `output` are
+        /// replaced by each input and its file in the output folder).
+        case wrap(WrapRequest)
+    }
+
+    public var operation: Operation
+    public var checks: CheckOptions
+    public var limits: ArchiveLimits
+    /// Where outputs go (`--out-dir`): the wrapped apps, or for `inspect` and `check` one JSON
+    /// report per input. Names follow `BatchInput.name`, so subfolders of a folder argument are
+    /// kept.
+    public var outputDirectory: String?
+    /// Whether to keep a small PNG of each app's icon (for the HTML report).
+    public var collectIcons: Bool
+    public var tool: Report.Tool
+
+    public init(
+        operation: Operation, checks: CheckOptions = CheckOptions(), limits: ArchiveLimits = .default,
+        outputDirectory: String? = nil, collectIcons: Bool = false, tool: Report.Tool
+    ) {
+        self.operation = operation
+        self.checks = checks
+        self.limits = limits
+        self.outputDirectory = outputDirectory
+        self.collectIcons = collectIcons
+        self.tool = tool
+    }
+
+    /// A `wrap` job: checks and limits come from the request.
+    public static func wrap(_ request: WrapRequest, outputDirectory: String, collectIcons: Bool = false, tool: Report.Tool) -> BatchJob {
+        BatchJob(
+            operation: .wrap(request), checks: request.checks, limits: request.limits, outputDirectory: outputDirectory,
+            collectIcons: collectIcons, tool: tool)
+    }
+
+    /// The command's name, for messages.
+    public var commandName: String {
+        switch operation {
+        case .inspect: "inspect"
+        case .check: "check"
+        case .wrap: "wrap"
+        }
+    }
+
+    /// Where the output for `input` goes, if this job writes one.
+    public func outputPath(for input: BatchInput) -> String? {
+        guard let outputDirectory else { return nil }
+        let name: String
+        switch operation {
+        case .inspect, .check:
+            name = input.stem + ".json"
+        case .wrap(let request):
+            name = request.format == .mdx ? input.stem + ".mdx" : input.name
+        }
+        return InputDiscovery.join(outputDirectory, name)
+    }
+
+    /// Processes one input; never throws: every failure is the input's result.
+    public func run(_ input: BatchInput) -> BatchResult {
+        let start = DispatchTime.now()
+        func seconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9 }
+        let output = outputPath(for: input)
+        var report: Report?
+        var written: String?
+        var icon: [UInt8]?
+        do {
+            if let output { try Self.createParent(of: output) }
+            switch operation {
+            case .inspect, .check:
+                let inspection = try Inspector.inspect(path: input.path, options: checks, limits: limits, tool: tool)
+                report = inspection.report
+                if collectIcons { icon = Self.thumbnail(inspection.archive, inspection.icon) }
+                if let output {
+                    try Self.writeAtomically(try Self.prettyJSON(inspection.report), to: output)
+                    written = output
+                }
+            case .wrap(var request):
+                guard let output else { throw OutputError(path: input.path, reason: "wrap needs an output folder") }
+                request.input = input.path
+                request.output = output
+                let outcome = try Wrapper.wrap(request, tool: tool)
+                report = outcome.report
+                if outcome.written { written = output }
+                if collectIcons, let archive = try? AppArchive(path: input.path, limits: limits) {
+                    icon = Self.thumbnail(archive, archive.resolveIcon())
+                }
+            }
+        } catch {
+            let (code, failure) = BatchResult.failure(from: error)
+            // A report made before the failure (its JSON file could not be written) still says
+            // what was found.
+            return BatchResult(
+                input: input, exitCode: code, report: report, failure: failure, output: nil, seconds: seconds(),
+                iconThumbnail: icon)
+        }
+        let exitCode: Int32
+        switch operation {
+        case .inspect: exitCode = 0
+        case .check: exitCode = report?.hasErrors == true ? 1 : 0
+        case .wrap: exitCode = written == nil ? 1 : 0
+        }
+        return BatchResult(
+            input: input, exitCode: exitCode, report: report, failure: nil, output: written, seconds: seconds(),
+            iconThumbnail: icon)
+    }
+
+    private static func thumbnail(_ archive: AppArchive, _ resolution: IconResolution) -> [UInt8]? {
+        // The size is checked before decoding: a hostile icon must not cost a job hundreds of MB.
+        guard let icon = resolution.icon, icon.width > 0, icon.height > 0, icon.width <= 4096, icon.height <= 4096,
+              icon.width * icon.height <= IconThumbnail.maximumSourcePixels,
+              let png = try? archive.iconPNG(icon) else { return nil }
+        return try? IconThumbnail.png(from: png)
+    }
+
+    /// The report as `ipawrap inspect --json` prints it.
+    static func prettyJSON(_ report: Report) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(report)) + [UInt8(ascii: "\n")]
+    }
+
+    /// Creates the folders an output in a subfolder of the output folder needs.
+    static func createParent(of path: String) throws(OutputError) {
+        let parent = URL(fileURLWithPath: path).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+        } catch {
+            throw OutputError(path: path, reason: "cannot create its folder \(parent.path): \(InputDiscovery.reason(error))")
+        }
+    }
+
+    /// Writes a small file so that it appears complete or not at all.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String) throws(OutputError) {
+        let file = try AtomicOutputFile(destination: path)
+        defer { file.discard() }
+        try file.write(bytes, at: 0)
+        try file.commit(length: UInt64(bytes.count), synchronize: false)
+    }
+}
+
+extension BatchJob {
+    /// Checks once, before any input, what every input of a `wrap` batch would otherwise fail on
+    /// alike (an unknown template, a malformed `--policy` file, a bad `--set`, no toolkit
+    /// version), and resolves the toolkit version so each input need not read it again.
+    public static func prepareWrap(_ request: WrapRequest) throws -> WrapRequest {
+        var prepared = request
+        var template: PolicyTemplate
+        if let file = request.policyFile {
+            let bytes: [UInt8]
+            do {
+                bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+            } catch {
+                throw WrapError.policyFileUnreadable(file, reason: InputDiscovery.reason(error))
+            }
+            template = try PolicyTemplate(bytes: bytes, schema: request.templates.loadSchema())
+        } else {
+            template = try request.templates.loadPolicyTemplate(named: request.template ?? WrapRequest.defaultTemplate)
+        }
+        try template.apply(request.overrides)
+        prepared.checks.toolkitVersion = try request.checks.toolkitVersion ?? request.templates.toolkitVersion()
+        return prepared
+    }
+}

@@ -1,0 +1,158 @@
+import Checks
+import FormatSupport
+import Foundation
+
+/// What happened to one input of a batch.
+public struct BatchResult: Sendable {
+    /// The outcome in one word.
+    public enum Status: String, Codable, Sendable, CaseIterable {
+        /// The single-file command succeeded (exit 0) with no error or warning finding.
+        case ok
+        /// It succeeded (exit 0) with warnings, or, for `inspect`, with error findings (inspect
+        /// reports them but does not fail on them).
+        case findings
+        /// It would have exited non-zero: error findings for `check` and `wrap` (1), bad input
+        /// (65), an output that cannot be written (74), or a usage error (64).
+        case failed
+    }
+
+    /// Why an input failed without a report (exit 64, 65, 74 or 70).
+    public struct Failure: Codable, Sendable, Equatable {
+        /// The error's stable code, e.g. `ARCHIVE_NOT_ZIP`.
+        public var code: String
+        /// One sentence naming the file and what is wrong.
+        public var message: String
+
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
+    }
+
+    public let input: BatchInput
+    public let status: Status
+    /// The exit code the single-file command (`inspect`, `check`, `wrap`) would give this input.
+    public let exitCode: Int32
+    /// The report, when one was produced (not for an unreadable or unsafe archive).
+    public let report: Report?
+    public let failure: Failure?
+    /// The file written for this input (the wrapped app, or a JSON report in `--out-dir`).
+    public let output: String?
+    /// Wall-clock seconds spent on this input.
+    public let seconds: Double
+    /// The app icon as a small standard PNG, when the HTML report asked for it.
+    public let iconThumbnail: [UInt8]?
+
+    public init(
+        input: BatchInput, exitCode: Int32, report: Report?, failure: Failure?, output: String?, seconds: Double,
+        iconThumbnail: [UInt8]? = nil
+    ) {
+        self.input = input
+        self.exitCode = exitCode
+        self.report = report
+        self.failure = failure
+        self.output = output
+        self.seconds = seconds
+        self.iconThumbnail = iconThumbnail
+        if exitCode != 0 {
+            status = .failed
+        } else if report?.findings.contains(where: { $0.severity != .info }) == true {
+            status = .findings
+        } else {
+            status = .ok
+        }
+    }
+
+    public var errors: Int { count(.error) }
+    public var warnings: Int { count(.warning) }
+    public var infos: Int { count(.info) }
+
+    private func count(_ severity: Severity) -> Int {
+        report?.findings.reduce(0) { $0 + ($1.severity == severity ? 1 : 0) } ?? 0
+    }
+
+    /// The exit status of the command-line contract for an error of this category.
+    public static func exitCode(for category: ErrorCategory) -> Int32 {
+        switch category {
+        case .usage: 64
+        case .invalidInput: 65
+        case .io: 74
+        }
+    }
+
+    /// The exit status and failure for an error thrown while processing an input.
+    static func failure(from error: Error) -> (Int32, Failure) {
+        if let coded = error as? CodedError {
+            return (exitCode(for: coded.category), Failure(code: coded.code, message: coded.description))
+        }
+        // Not a CodedError: a defect, reported like `ipawrap: internal error` (exit 70).
+        return (70, Failure(code: "INTERNAL_ERROR", message: "\(error)"))
+    }
+}
+
+/// One line of `--json-lines`: the result of one input, with its full report.
+///
+/// ```
+/// {"errors":0,"exitCode":0,"failure":null,"infos":0,"input":"apps/A.ipa","name":"A.ipa",
+///  "output":"out/A.ipa","report":{…},"schemaVersion":1,"seconds":0.412,"status":"ok","warnings":1}
+/// ```
+/// Every key is always present (`null` when empty), keys are sorted, and each record is written as
+/// one line with one `write`, so lines of concurrent inputs never interleave.
+public struct BatchRecord: Codable, Sendable, Equatable {
+    public static let currentSchemaVersion = 1
+
+    public var schemaVersion: Int
+    /// The input's path as opened.
+    public var input: String
+    /// Its name within the batch (relative to its folder argument), see `BatchInput.name`.
+    public var name: String
+    public var status: BatchResult.Status
+    public var exitCode: Int32
+    public var errors: Int
+    public var warnings: Int
+    public var infos: Int
+    /// Milliseconds precision.
+    public var seconds: Double
+    public var output: String?
+    public var failure: BatchResult.Failure?
+    /// The report of the single-file command's `--json`, when one was produced.
+    public var report: Report?
+
+    public init(_ result: BatchResult) {
+        schemaVersion = Self.currentSchemaVersion
+        input = result.input.path
+        name = result.input.name
+        status = result.status
+        exitCode = result.exitCode
+        errors = result.errors
+        warnings = result.warnings
+        infos = result.infos
+        seconds = (result.seconds * 1000).rounded() / 1000
+        output = result.output
+        failure = result.failure
+        report = result.report
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(schemaVersion, forKey: .schemaVersion)
+        try container.encode(input, forKey: .input)
+        try container.encode(name, forKey: .name)
+        try container.encode(status, forKey: .status)
+        try container.encode(exitCode, forKey: .exitCode)
+        try container.encode(errors, forKey: .errors)
+        try container.encode(warnings, forKey: .warnings)
+        try container.encode(infos, forKey: .infos)
+        try container.encode(seconds, forKey: .seconds)
+        try container.encode(output, forKey: .output)
+        try container.encode(failure, forKey: .failure)
+        try container.encode(report, forKey: .report)
+    }
+
+    /// The record as one line of JSON (sorted keys, no newline inside), ending in a newline.
+    public func jsonLine() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(self)) + [UInt8(ascii: "\n")]
+    }
+}
