@@ -29,6 +29,7 @@ struct IPAWrap: ParsableCommand {
             PolicyCommand.self,
             AssetsCommand.self,
             ProfileCommand.self,
+            BatchCommand.self,
         ]
     )
 }
