@@ -80,18 +80,19 @@ public struct BatchJob: Sendable {
         var written: String?
         var icon: [UInt8]?
         do {
-            if let output { try Self.createParent(of: output) }
             switch operation {
             case .inspect, .check:
                 let inspection = try Inspector.inspect(path: input.path, options: checks, limits: limits, tool: tool)
                 report = inspection.report
                 if collectIcons { icon = Self.thumbnail(inspection.archive, inspection.icon) }
                 if let output {
+                    try Self.createParent(of: output)
                     try Self.writeAtomically(try Self.prettyJSON(inspection.report), to: output)
                     written = output
                 }
             case .wrap(var request):
                 guard let output else { throw OutputError(path: input.path, reason: "wrap needs an output folder") }
+                try Self.createParent(of: output)
                 request.input = input.path
                 request.output = output
                 let outcome = try Wrapper.wrap(request, tool: tool)

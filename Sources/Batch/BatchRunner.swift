@@ -24,6 +24,8 @@ public final class BatchRunner<Output: Sendable>: @unchecked Sendable {
 
     private let lock = NSLock()
     private var next = 0
+    /// Its own lock, so `cancel()` works from anywhere, also from an event (which holds `lock`).
+    private let cancelLock = NSLock()
     private var cancelled = false
 
     /// - Parameter jobs: the most inputs in flight at once (at least 1).
@@ -54,13 +56,13 @@ public final class BatchRunner<Output: Sendable>: @unchecked Sendable {
         group.wait()
     }
 
-    /// Stops starting new inputs; the ones in flight go on.
+    /// Stops starting new inputs; the ones in flight go on. Safe from any thread, and from an event.
     public func cancel() {
-        lock.withLock { cancelled = true }
+        cancelLock.withLock { cancelled = true }
     }
 
     public var isCancelled: Bool {
-        lock.withLock { cancelled }
+        cancelLock.withLock { cancelled }
     }
 
     /// Runs `body` under the lock events are delivered under, e.g. to print a final summary
@@ -72,7 +74,7 @@ public final class BatchRunner<Output: Sendable>: @unchecked Sendable {
     /// The next input to work on, announced with `.started`, or nil when there is none.
     private func claim(_ events: (Event) -> Void) -> (Int, BatchInput)? {
         lock.withLock {
-            guard !cancelled, next < inputs.count else { return nil }
+            guard !isCancelled, next < inputs.count else { return nil }
             let index = next
             next += 1
             events(.started(index: index, input: inputs[index]))

@@ -1,0 +1,102 @@
+import Batch
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct InputDiscoveryTests {
+    @Test func foldersAreSearchedInByteOrderSkippingHiddenAndOtherFiles() throws {
+        let sample = try SampleBatch()
+        let inputs = try InputDiscovery.inputs([sample.folder])
+        #expect(inputs.map(\.name) == SampleBatch.expected.map(\.name))
+        #expect(inputs.map(\.path) == SampleBatch.expected.map { sample.path($0.name) })
+    }
+
+    @Test func namesAreRelativeToTheFolderArgumentSoTheyDoNotDependOnTheCheckout() throws {
+        let one = try SampleBatch("one")
+        let two = try SampleBatch("two")
+        let first = try InputDiscovery.inputs([one.folder]).map(\.name)
+        // A trailing slash, or reaching the folder through a longer path, changes nothing.
+        let second = try InputDiscovery.inputs([two.folder + "/"]).map(\.name)
+        let third = try InputDiscovery.inputs([two.scratch.path + "/./apps"]).map(\.name)
+        #expect(first == second)
+        #expect(first == third)
+    }
+
+    @Test func fileArgumentsAreKeptAsGivenEvenWhenMissingOrNotIPAs() throws {
+        let sample = try SampleBatch()
+        let inputs = try InputDiscovery.inputs([sample.path("notes.txt"), sample.path("Missing.ipa"), sample.path("team/Deep.ipa")])
+        #expect(inputs.map(\.name) == ["notes.txt", "Missing.ipa", "Deep.ipa"])
+        #expect(inputs[1].path == sample.path("Missing.ipa"))
+    }
+
+    @Test func theSameFileReachedTwiceIsOneInput() throws {
+        let sample = try SampleBatch()
+        try FileManager.default.createSymbolicLink(atPath: sample.path("Alias.ipa"), withDestinationPath: sample.path("Good.ipa"))
+        let inputs = try InputDiscovery.inputs([sample.path("Good.ipa"), sample.folder, sample.path("Good.ipa")])
+        #expect(inputs.first?.name == "Good.ipa")
+        #expect(inputs.filter { $0.name.hasSuffix("Good.ipa") || $0.name == "Alias.ipa" }.count == 1)
+        #expect(inputs.count == SampleBatch.expected.count)
+    }
+
+    @Test func symlinkedFoldersAreNotFollowedAndSymlinkedFilesAre() throws {
+        let sample = try SampleBatch()
+        let other = try sample.scratch.write("elsewhere/Linked.ipa", SampleBatch.good(name: "Linked", id: "com.example.linked"))
+        try FileManager.default.createSymbolicLink(atPath: sample.path("Linked.ipa"), withDestinationPath: other)
+        // A loop back to the folder itself must not be walked.
+        try FileManager.default.createSymbolicLink(atPath: sample.path("team/loop"), withDestinationPath: sample.folder)
+        try FileManager.default.createSymbolicLink(atPath: sample.path("Dangling.ipa"), withDestinationPath: sample.path("nowhere.ipa"))
+        let names = try InputDiscovery.inputs([sample.folder]).map(\.name)
+        #expect(names.contains("Linked.ipa"))
+        #expect(!names.contains("Dangling.ipa"))
+        #expect(!names.contains { $0.hasPrefix("team/loop") })
+    }
+
+    @Test func upperCaseExtensionsCountAndTheOutputFolderIsExcluded() throws {
+        let sample = try SampleBatch()
+        try sample.write("LOUD.IPA", SampleBatch.good(name: "Loud", id: "com.example.loud"))
+        try sample.write("wrapped/Good.ipa", SampleBatch.good(name: "Good", id: "com.example.good"))
+        let names = try InputDiscovery.inputs([sample.folder], excluding: [sample.path("wrapped")]).map(\.name)
+        #expect(names.contains("LOUD.IPA"))
+        #expect(!names.contains("wrapped/Good.ipa"))
+        #expect(try InputDiscovery.inputs([sample.folder]).map(\.name).contains("wrapped/Good.ipa"))
+    }
+
+    @Test func anUnreadableFolderIsAnError() throws {
+        guard getuid() != 0 else {
+            // root reads every folder; the permission cannot be taken away here.
+            return
+        }
+        let sample = try SampleBatch()
+        chmod(sample.path("team"), 0)
+        defer { chmod(sample.path("team"), 0o755) }
+        #expect(throws: BatchInputError.self) { try InputDiscovery.inputs([sample.folder]) }
+    }
+
+    @Test func listsIgnoreCommentsBlankLinesAndSurroundingSpace() {
+        let text = "# apps to check\r\nA.ipa\r\n\n   \n  team/B.ipa  \n#C.ipa\n./D folder/E.ipa\n"
+        #expect(InputDiscovery.paths(inList: text) == ["A.ipa", "team/B.ipa", "./D folder/E.ipa"])
+        #expect(InputDiscovery.paths(inList: "") == [])
+    }
+
+    @Test func listFilesAreReadAndAMissingOneIsAnIOError() throws {
+        let scratch = try ScratchDirectory("list")
+        let list = try scratch.write("list.txt", Array("one.ipa\n# two\nthree.ipa".utf8))
+        #expect(try InputDiscovery.paths(inListFile: list) == ["one.ipa", "three.ipa"])
+        do {
+            _ = try InputDiscovery.paths(inListFile: scratch.path("missing.txt"))
+            Issue.record("a missing list was accepted")
+        } catch {
+            #expect(error.code == "BATCH_LIST_UNREADABLE")
+            #expect(error.category == .io)
+            #expect(error.description.contains("missing.txt"))
+        }
+        let binary = try scratch.write("binary.txt", [0xFF, 0xFE, 0x00, 0x41])
+        #expect(throws: BatchInputError.self) { try InputDiscovery.paths(inListFile: binary) }
+    }
+
+    @Test func stemDropsOnlyAnIPAExtension() {
+        #expect(BatchInput(path: "a/App.ipa", name: "App.ipa").stem == "App")
+        #expect(BatchInput(path: "a/App.IPA", name: "team/App.IPA").stem == "team/App")
+        #expect(BatchInput(path: "notes.txt", name: "notes.txt").stem == "notes.txt")
+    }
+}
