@@ -67,7 +67,7 @@ public struct HTMLReport: Sendable {
         html.text(".")
         html.raw("</p>\n")
         if interrupted {
-            html.raw("<p class=\"warning\">")
+            html.raw("<p class=\"notice\">")
             html.text("The batch was interrupted: \(summary.total - summary.finished) of \(summary.total) inputs were not done and are not listed.")
             html.raw("</p>\n")
         }
@@ -139,7 +139,14 @@ public struct HTMLReport: Sendable {
             html.text(result.input.name)
             html.raw("</div>")
         }
-        html.cell(sort: app?.bundleId ?? "", class: "mono") { $0.text(app?.bundleId ?? "—") }
+        html.cell(sort: app?.bundleId ?? "", class: "mono") { html in
+            guard let id = app?.bundleId else { html.text("—"); return }
+            // Long identifiers break after a dot rather than anywhere.
+            for (index, part) in id.split(separator: ".", omittingEmptySubsequences: false).enumerated() {
+                if index > 0 { html.raw(".<wbr/>") }
+                html.text(String(part))
+            }
+        }
         html.cell(sort: app?.version ?? "") { html in
             html.text(app?.version ?? "—")
             if let build = app?.build { html.raw(" <span class=\"dim\">("); html.text(build); html.raw(")</span>") }
@@ -183,8 +190,10 @@ public struct HTMLReport: Sendable {
                 if let expiry = profile.expirationDate {
                     let state = expiryState(expiry)
                     html.raw(", <span class=\"\(state.class)\">")
-                    html.text("\(state.label) \(expiry.prefix(10))")
-                    html.raw("</span>")
+                    html.text(state.label)
+                    html.raw(" <span class=\"date\">")
+                    html.text(String(expiry.prefix(10)))
+                    html.raw("</span></span>")
                 }
                 if profiles.count > 1 || profile.bundlePath != app?.path {
                     html.raw(" <span class=\"dim\">")
@@ -318,7 +327,7 @@ public struct HTMLReport: Sendable {
         .meta, .dim { color: var(--dim); }
         .dim { font-size: 12px; }
         .mono, code, .file { font-family: ui-monospace, "SF Mono", Menlo, Consolas, monospace; font-size: 12px; }
-        .warning { color: var(--warn); font-weight: 600; }
+        .notice { color: var(--warn); font-weight: 600; }
         .badge { display: inline-block; padding: 0 .5em; border-radius: 1em; font-size: 12px; font-weight: 600; white-space: nowrap; }
         .badge.ok { color: var(--ok); background: var(--okbg); }
         .badge.findings { color: var(--warn); background: var(--warnbg); }
@@ -339,6 +348,8 @@ public struct HTMLReport: Sendable {
         td { padding: .45rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; unicode-bidi: isolate;
           overflow-wrap: break-word; }
         td.findings, .file { overflow-wrap: anywhere; }
+        td.mono { min-width: 11rem; }
+        .date { white-space: nowrap; }
         td.status { white-space: nowrap; }
         #apps tbody tr { border-left: 4px solid transparent; }
         #apps tbody tr.failed { border-left-color: var(--err); }
@@ -349,7 +360,7 @@ public struct HTMLReport: Sendable {
         .noicon { line-height: 46px; text-align: center; color: var(--dim); background: var(--head); }
         .name { font-weight: 600; }
         ul { margin: 0; padding: 0; list-style: none; }
-        td.findings { min-width: 22rem; max-width: 44rem; }
+        td.findings { min-width: 18rem; max-width: 44rem; }
         td.findings li { margin-bottom: .35rem; }
         .sev { font-size: 11px; font-weight: 700; text-transform: uppercase; }
         li.error .sev, tr.error td:first-child { color: var(--err); }

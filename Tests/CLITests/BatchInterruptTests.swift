@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Ctrl-C and SIGTERM in the middle of a batch: no new input starts, finished outputs stay,
+/// unfinished ones leave nothing, and the exit status says the batch was interrupted.
+@Suite(.serialized) struct BatchInterruptTests {
+    /// A folder of `count` names for one ~6 MB app (hard links: no disk cost), and the bytes a
+    /// single `ipawrap wrap` writes for it.
+    private func inputs(_ scratch: ScratchDirectory, count: Int) throws -> (folder: String, wrapped: [UInt8]) {
+        var builder = IPABuilder(appName: "Big", bundleIdentifier: "com.example.big")
+        builder.addPrimaryIcon()
+        var generator = SystemRandomNumberGenerator()
+        builder.addFile("Data/blob.bin", (0..<(6 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let source = try scratch.write("source/Big.ipa", builder.bytes())
+        let folder = scratch.path("apps")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for index in 0..<count {
+            try #require(link(source, folder + String(format: "/App%03d.ipa", index)) == 0)
+        }
+        let reference = scratch.path("source/reference.ipa")
+        #expect(try Command.ipawrap(["wrap", source, "-o", reference]).status == 0)
+        return (folder, try Fixtures.bytesAt(reference))
+    }
+
+    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func interruptedBatchesLeaveOnlyCompleteOutputs(signal: Int32, status: Int32) throws {
+        let scratch = try ScratchDirectory("batch-interrupt")
+        let count = 120
+        let (folder, wrapped) = try inputs(scratch, count: count)
+        let out = scratch.path("out")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Command.ipawrapPath)
+        process.arguments = ["batch", "wrap", folder, "--out-dir", out, "--jobs", "2", "--json-lines"]
+        try #require(FileManager.default.createFile(atPath: scratch.path("stdout"), contents: nil))
+        try #require(FileManager.default.createFile(atPath: scratch.path("stderr"), contents: nil))
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path("stdout")))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path("stderr")))
+        try process.run()
+
+        // Interrupt as soon as the first output has appeared.
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline, process.isRunning,
+              (try? FileManager.default.contentsOfDirectory(atPath: out))?.contains(where: { !$0.hasPrefix(".") }) != true {
+            usleep(2000)
+        }
+        try #require(process.isRunning, "the batch ended before it could be interrupted")
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+
+        let stderr = String(decoding: try Fixtures.bytesAt(scratch.path("stderr")), as: UTF8.self)
+        #expect(process.terminationReason == .exit, "\(stderr)")
+        #expect(process.terminationStatus == status, "\(stderr)")
+        #expect(stderr.contains("interrupted after"), "\(stderr)")
+
+        // Only complete outputs: each is the exact bytes of a single wrap; nothing hidden, nothing partial.
+        let present = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        #expect(present.allSatisfy { !$0.hasPrefix(".") }, "\(present)")
+        #expect(!present.isEmpty)
+        #expect(present.count < count, "the batch was not interrupted")
+        for name in present {
+            #expect(try Fixtures.bytesAt(out + "/" + name) == wrapped, "\(name)")
+        }
+        // Every line printed is a whole record, for an output that is there.
+        let lines = String(decoding: try Fixtures.bytesAt(scratch.path("stdout")), as: UTF8.self).split(separator: "\n")
+        for line in lines {
+            let record = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let output = try #require(record["output"] as? String)
+            #expect(present.contains(URL(fileURLWithPath: output).lastPathComponent))
+        }
+        #expect(lines.count <= present.count)
+    }
+}
