@@ -12,15 +12,20 @@ struct BatchCommand: ParsableCommand {
         commandName: "batch",
         abstract: "Inspect, check or wrap many IPAs at once, in parallel, each on its own.",
         discussion: """
-            INPUTS are .ipa files and folders (searched recursively for *.ipa; hidden files and the \
-            --out-dir are skipped); --from adds paths from a list. Each input gets one result line \
-            (status, the single-file command's exit code, error and warning counts, seconds) in input \
-            order, whatever happens to the others. Status: ok (exit 0, no error or warning), findings \
-            (exit 0 with warnings, or inspect with errors), failed (the single-file command would exit \
-            non-zero: 1 error findings for check and wrap, 65 bad input, 74 output not written).
-            Exit codes: 0 no input failed, 1 at least one failed, 64 usage error (also: no inputs found, \
-            two inputs with the same output), 74 the --report or --out-dir cannot be written, \
-            130 interrupted (Ctrl-C; 143 for SIGTERM): finished outputs stay, unfinished ones leave nothing.
+            INPUTS are .ipa files and folders, searched recursively for *.ipa (hidden files and the \
+            --out-dir are skipped, symlinked folders not followed); --from adds paths from a list. Each \
+            input is opened and processed on its own, at most --jobs at a time, and gets one result line \
+            in input order: its status, the exit code the single-file command would give it, its error \
+            and warning counts and its time. Status: ok (exit 0, no error or warning), findings (exit 0 \
+            with warnings, or for inspect with errors), failed (non-zero: 1 for error findings in check and \
+            wrap, 65 bad input, 74 output not written).
+            An input's name is its path relative to the folder it was found in (or its file name); \
+            outputs in --out-dir are named after it, and --shard I/N takes the inputs for which \
+            1 + (first 8 bytes of SHA-256 of the NFC name, big-endian) mod N is I.
+            Exit codes: 0 no input failed, 1 at least one input failed, 64 usage error (also: no inputs \
+            found, two inputs with the same output), 74 the --report or --out-dir cannot be written, \
+            130 interrupted by Ctrl-C (143 by SIGTERM): finished outputs stay, unfinished ones leave \
+            nothing.
             """,
         subcommands: [BatchInspectCommand.self, BatchCheckCommand.self, BatchWrapCommand.self]
     )
@@ -295,6 +300,8 @@ final class BatchConsole: @unchecked Sendable {
     /// Results kept for the HTML report (only when one is asked for).
     private var kept: [Int: BatchResult] = [:]
     private var progressShown = false
+    /// Set once the summary is out (at the end, or on an interrupt): nothing is drawn after it.
+    private var closed = false
 
     init(
         inputs: [BatchInput], total: Int, shard: Shard?, jobs: Int, job: BatchJob, jsonLines: Bool, progress: Bool,
@@ -350,6 +357,7 @@ final class BatchConsole: @unchecked Sendable {
         handlers.forEach { $0.cancel() }
         return try runner.withEventsPaused {
             clearProgress()
+            closed = true
             for done in delivery.drain() { emit(done) }
             try finishReport(interrupted: false)
             printSummary(interrupted: false)
@@ -440,7 +448,7 @@ final class BatchConsole: @unchecked Sendable {
     }
 
     private func drawProgress() {
-        guard progressEnabled else { return }
+        guard progressEnabled, !closed else { return }
         let style = progressStyle
         let colour: ((String) -> String)? = style.enabled ? { style.red($0) } : nil
         let line = progress.render(elapsed: elapsed, width: Self.terminalWidth(), colour: colour)
@@ -485,7 +493,10 @@ final class BatchConsole: @unchecked Sendable {
     private func interrupt(signal number: Int32) {
         runner.cancel()
         runner.withEventsPaused {
+            // Too late: the batch is done and its summary out.
+            guard !closed else { return }
             clearProgress()
+            closed = true
             for done in delivery.drain() { emit(done) }
             removeTemporaryFiles()
             do {
