@@ -10,8 +10,10 @@ import TestSupport
     private func inputs(_ scratch: ScratchDirectory, count: Int) throws -> (folder: String, wrapped: [UInt8]) {
         var builder = IPABuilder(appName: "Big", bundleIdentifier: "com.example.big")
         builder.addPrimaryIcon()
-        var generator = SystemRandomNumberGenerator()
-        builder.addFile("Data/blob.bin", (0..<(6 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        // Incompressible, so each wrap copies 6 MB.
+        let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
+        builder.addFile("Data/blob.bin", [UInt8](try #require(try random.read(upToCount: 6 << 20))))
+        try random.close()
         let source = try scratch.write("source/Big.ipa", builder.bytes())
         let folder = scratch.path("apps")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
