@@ -64,7 +64,7 @@ import Wrapping
         for (index, hostile) in HostileArchives.all.enumerated() {
             try scratch.write(String(format: "h%03d-%@.ipa", index, hostile.name), hostile.bytes)
         }
-        try scratch.write("zz-Good.ipa", SampleBatch.good(name: "Good", id: "com.example.good"))
+        try scratch.write("zz-Good.ipa", SampleBatch.good(name: "Good"))
         let inputs = try InputDiscovery.inputs([scratch.path])
         let job = BatchJob(operation: .check, tool: tool)
         let results = ResultBox()

@@ -40,7 +40,7 @@ import TestSupport
 
     @Test func symlinkedFoldersAreNotFollowedAndSymlinkedFilesAre() throws {
         let sample = try SampleBatch()
-        let other = try sample.scratch.write("elsewhere/Linked.ipa", SampleBatch.good(name: "Linked", id: "com.example.linked"))
+        let other = try sample.scratch.write("elsewhere/Linked.ipa", SampleBatch.good(name: "Linked"))
         try FileManager.default.createSymbolicLink(atPath: sample.path("Linked.ipa"), withDestinationPath: other)
         // A loop back to the folder itself must not be walked.
         try FileManager.default.createSymbolicLink(atPath: sample.path("team/loop"), withDestinationPath: sample.folder)
@@ -53,8 +53,8 @@ import TestSupport
 
     @Test func upperCaseExtensionsCountAndTheOutputFolderIsExcluded() throws {
         let sample = try SampleBatch()
-        try sample.write("LOUD.IPA", SampleBatch.good(name: "Loud", id: "com.example.loud"))
-        try sample.write("wrapped/Good.ipa", SampleBatch.good(name: "Good", id: "com.example.good"))
+        try sample.write("LOUD.IPA", SampleBatch.good(name: "Loud"))
+        try sample.write("wrapped/Good.ipa", SampleBatch.good(name: "Good"))
         let names = try InputDiscovery.inputs([sample.folder], excluding: [sample.path("wrapped")]).map(\.name)
         #expect(names.contains("LOUD.IPA"))
         #expect(!names.contains("wrapped/Good.ipa"))

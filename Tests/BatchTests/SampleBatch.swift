@@ -22,33 +22,35 @@ struct SampleBatch {
     init(_ label: String = "batch") throws {
         scratch = try ScratchDirectory(label)
         folder = scratch.path("apps")
-        try write("Good.ipa", Self.good(name: "Good", id: "com.example.good"))
-        var warn = Self.builder(name: "Warn", id: "com.example.warn")
+        try write("Good.ipa", Self.good(name: "Good"))
+        var warn = Self.builder(name: "Warn")
         // The primary icon names a file that is not there; the search goes on to the next key.
         warn.info["CFBundleIcons"] = ["CFBundlePrimaryIcon": ["CFBundleIconFiles": ["Gone"]]]
         warn.info["CFBundleIconFiles"] = ["AppIcon60x60"]
         try write("Warn.ipa", warn.bytes())
-        try write("NoIcon.ipa", IPABuilder(appName: "NoIcon", bundleIdentifier: "com.example.noicon").bytes())
-        let good = try Self.good(name: "Broken", id: "com.example.broken")
+        try write("NoIcon.ipa", IPABuilder(appName: "NoIcon").bytes())
+        let good = try Self.good(name: "Broken")
         // Cut short: the end of central directory record is gone.
         try write("Broken.ipa", Array(good.prefix(good.count - 30)))
         let slip = try require(HostileArchives.all.first { $0.name == "zip-slip-dotdot" })
         try write("Slip.ipa", slip.bytes)
-        try write("team/Deep.ipa", Self.good(name: "Deep", id: "com.example.deep"))
+        try write("team/Deep.ipa", Self.good(name: "Deep"))
         // Not inputs: another extension, a hidden file, a hidden folder.
         try write("notes.txt", Array("not an app".utf8))
-        try write(".partial.ipa", Self.good(name: "Hidden", id: "com.example.hidden"))
-        try write(".cache/Cached.ipa", Self.good(name: "Cached", id: "com.example.cached"))
+        try write(".partial.ipa", Self.good(name: "Hidden"))
+        try write(".cache/Cached.ipa", Self.good(name: "Cached"))
     }
 
-    static func builder(name: String, id: String) -> IPABuilder {
-        var builder = IPABuilder(appName: name, bundleIdentifier: id)
+    /// An app named `name` with an icon. Every app has the bundle ID of the committed test
+    /// profile (com.example.sample), so that only what a test changes gives findings.
+    static func builder(name: String) -> IPABuilder {
+        var builder = IPABuilder(appName: name)
         builder.addPrimaryIcon()
         return builder
     }
 
-    static func good(name: String, id: String) throws -> [UInt8] {
-        try builder(name: name, id: id).bytes()
+    static func good(name: String) throws -> [UInt8] {
+        try builder(name: name).bytes()
     }
 
     @discardableResult

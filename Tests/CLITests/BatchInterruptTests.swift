@@ -8,7 +8,7 @@ import TestSupport
     /// A folder of `count` names for one ~6 MB app (hard links: no disk cost), and the bytes a
     /// single `ipawrap wrap` writes for it.
     private func inputs(_ scratch: ScratchDirectory, count: Int) throws -> (folder: String, wrapped: [UInt8]) {
-        var builder = IPABuilder(appName: "Big", bundleIdentifier: "com.example.big")
+        var builder = IPABuilder(appName: "Big")
         builder.addPrimaryIcon()
         // Incompressible, so each wrap copies 6 MB.
         let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))

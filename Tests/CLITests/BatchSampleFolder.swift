@@ -25,7 +25,7 @@ struct BatchSampleFolder {
         warn.info["CFBundleIcons"] = ["CFBundlePrimaryIcon": ["CFBundleIconFiles": ["Gone"]]]
         warn.info["CFBundleIconFiles"] = ["AppIcon60x60"]
         try write("Warn.ipa", warn.bytes())
-        try write("NoIcon.ipa", IPABuilder(appName: "NoIcon", bundleIdentifier: "com.example.noicon").bytes())
+        try write("NoIcon.ipa", IPABuilder(appName: "NoIcon").bytes())
         let good = try Self.good("Broken")
         try write("Broken.ipa", Array(good.prefix(good.count - 30)))
         try write("Slip.ipa", HostileArchives.all.first { $0.name == "zip-slip-dotdot" }?.bytes ?? [])
@@ -34,8 +34,10 @@ struct BatchSampleFolder {
         try write(".hidden.ipa", Self.good("Hidden"))
     }
 
+    /// An app named `name` with an icon. Every app has the bundle ID of the committed test
+    /// profile (com.example.sample), so that only what a test changes gives findings.
     static func builder(_ name: String) -> IPABuilder {
-        var builder = IPABuilder(appName: name, bundleIdentifier: "com.example." + name.lowercased())
+        var builder = IPABuilder(appName: name)
         builder.addPrimaryIcon()
         return builder
     }
