@@ -15,6 +15,14 @@ let ipawrap = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deleti
 let harnesses: [(name: String, products: [String])] = [
     ("fuzz-plist-xml", ["PropertyList"]),
     ("fuzz-plist-binary", ["PropertyList"]),
+    ("fuzz-zip", ["IPAArchive", "FormatSupport"]),
+    ("fuzz-png", ["PNG"]),
+    ("fuzz-macho", ["MachO", "FormatSupport"]),
+    ("fuzz-lzfse", ["LZFSE"]),
+    ("fuzz-assets", ["AssetCatalog", "PNG"]),
+    ("fuzz-profile", ["ProvisioningProfile", "PropertyList"]),
+    ("fuzz-policy", ["Policy", "XMLSupport"]),
+    ("fuzz-bundle", ["AppBundle", "PNG", "FormatSupport"]),
 ]
 
 let package = Package(

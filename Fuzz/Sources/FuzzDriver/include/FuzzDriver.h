@@ -9,4 +9,8 @@
 /// executable its own entry point, so libFuzzer's `main` is never used.
 _Noreturn void ipawrap_fuzz_main(int argc, char **argv, int (*callback)(const uint8_t *data, size_t size));
 
+/// An anonymous in-memory file (memfd) holding `size` bytes of `data`, for readers that take a
+/// path: open it as `/proc/self/fd/N`. Returns the descriptor (the caller closes it) or -1.
+int ipawrap_fuzz_memory_file(const uint8_t *data, size_t size);
+
 #endif

@@ -1,0 +1,315 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz harnesses other than the plist ones (whose seeds are the
+plist hostile set): Fuzz/seeds/fuzz-TARGET/.
+
+Seeds are real and hostile files from Tests/Fixtures, plus small files made here where the
+fixtures have none that fit libFuzzer's input size (zip archives, IPAs, small CgBI PNGs).
+Run from anywhere: `python3 Fuzz/make-seeds.py`. Output is deterministic, so re-running it
+changes nothing unless the fixtures or this script changed.
+"""
+import io
+import os
+import shutil
+import struct
+import zipfile
+import zlib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = os.path.join(ROOT, "Tests", "Fixtures")
+SEEDS = os.path.join(ROOT, "Fuzz", "seeds")
+# Fixed timestamp so the zip seeds are byte-identical on every run.
+DATE = (2024, 1, 2, 3, 4, 6)
+
+
+def fixture(path):
+    with open(os.path.join(FIXTURES, path), "rb") as handle:
+        return handle.read()
+
+
+def reset(target):
+    folder = os.path.join(SEEDS, target)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    return folder
+
+
+def write(folder, name, data):
+    with open(os.path.join(folder, name), "wb") as handle:
+        handle.write(data)
+
+
+def copy_tree(folder, source, prefix, limit, suffixes=None):
+    """Copies the files of Tests/Fixtures/`source` no larger than `limit` bytes."""
+    directory = os.path.join(FIXTURES, source)
+    for name in sorted(os.listdir(directory)):
+        path = os.path.join(directory, name)
+        if not os.path.isfile(path) or os.path.getsize(path) > limit:
+            continue
+        if suffixes and not name.endswith(suffixes):
+            continue
+        shutil.copyfile(path, os.path.join(folder, prefix + name))
+
+
+# MARK: PNG and CgBI
+
+
+def chunk(kind, data):
+    body = kind + data
+    return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+
+def cgbi_png(width, height, alpha=True, interlaced=False, idot=False, zlib_wrapped=False):
+    """An Apple CgBI PNG: premultiplied BGR(A) rows, filter None/Sub/Up alternating, raw deflate."""
+    channels = 4 if alpha else 3
+    rows = bytearray()
+    passes = [(0, 0, 1, 1)] if not interlaced else [
+        (0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
+    for (x0, y0, dx, dy) in passes:
+        xs = range(x0, width, dx)
+        ys = range(y0, height, dy)
+        if not xs or not ys:
+            continue
+        previous = None
+        for y in ys:
+            line = bytearray()
+            for x in xs:
+                a = (x * 37 + y * 11) % 256 if alpha else 255
+                r, g, b = (x * 16) % 256, (y * 16) % 256, ((x + y) * 8) % 256
+                pr, pg, pb = (r * a + 127) // 255, (g * a + 127) // 255, (b * a + 127) // 255
+                line += bytes([pb, pg, pr, a] if alpha else [pb, pg, pr])
+            kind = y % 3
+            if kind == 1:  # Sub
+                filtered = bytearray(line)
+                for i in range(channels, len(line)):
+                    filtered[i] = (line[i] - line[i - channels]) % 256
+            elif kind == 2 and previous is not None:  # Up
+                filtered = bytearray((line[i] - previous[i]) % 256 for i in range(len(line)))
+            else:
+                kind, filtered = 0, line
+            rows += bytes([kind]) + filtered
+            previous = line
+    if zlib_wrapped:
+        data = zlib.compress(bytes(rows), 9)
+    else:
+        compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+        data = compressor.compress(bytes(rows)) + compressor.flush()
+    out = b"\x89PNG\r\n\x1a\n" + chunk(b"CgBI", struct.pack(">I", 0x50002002))
+    out += chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6 if alpha else 2, 0, 0, 1 if interlaced else 0))
+    if idot:
+        out += chunk(b"iDOT", struct.pack(">IIIIIII", 2, 0, (height + 1) // 2, 0, height // 2, 40, 0))
+    half = len(data) // 2
+    out += chunk(b"IDAT", data[:half]) + chunk(b"IDAT", data[half:]) + chunk(b"IEND", b"")
+    return out
+
+
+def png_seeds():
+    folder = reset("fuzz-png")
+    copy_tree(folder, "png/standard", "standard-", 8192, (".png",))
+    copy_tree(folder, "png/hostile", "hostile-", 8192)
+    write(folder, "cgbi-rgba-16x16.png", cgbi_png(16, 16))
+    write(folder, "cgbi-rgb-9x7.png", cgbi_png(9, 7, alpha=False))
+    write(folder, "cgbi-rgba-13x11-adam7.png", cgbi_png(13, 11, interlaced=True))
+    write(folder, "cgbi-rgba-20x20-idot.png", cgbi_png(20, 20, idot=True))
+    write(folder, "cgbi-rgba-8x8-zlib.png", cgbi_png(8, 8, zlib_wrapped=True))
+
+
+# MARK: Zip archives
+
+
+class Unseekable(io.RawIOBase):
+    """Makes zipfile write data descriptors (flag bit 3), as streaming zip writers do."""
+
+    def __init__(self):
+        self.buffer = bytearray()
+
+    def writable(self):
+        return True
+
+    def write(self, data):
+        self.buffer += data
+        return len(data)
+
+
+def info(name, mode=0o100644, method=zipfile.ZIP_DEFLATED):
+    entry = zipfile.ZipInfo(name, DATE)
+    entry.create_system = 3
+    entry.external_attr = mode << 16
+    entry.compress_type = method
+    return entry
+
+
+def make_zip(entries, comment=b"", stream=False, zip64=False):
+    """entries: (name, data or None for a folder, mode, method)."""
+    target = Unseekable() if stream else io.BytesIO()
+    with zipfile.ZipFile(target, "w") as archive:
+        for name, data, mode, method in entries:
+            if data is None:
+                entry = info(name, 0o40755, zipfile.ZIP_STORED)
+                entry.external_attr |= 0x10
+                archive.writestr(entry, b"")
+            elif zip64:
+                with archive.open(info(name, mode, method), "w", force_zip64=True) as handle:
+                    handle.write(data)
+            else:
+                archive.writestr(info(name, mode, method), data)
+        archive.comment = comment
+    return bytes(target.buffer if stream else target.getvalue())
+
+
+def app_entries(app="Payload/A.app/", plist=None, extra=()):
+    plist = plist if plist is not None else b'<?xml version="1.0"?><plist version="1.0"><dict><key>CFBundleIdentifier</key><string>com.example.a</string></dict></plist>'
+    return [("Payload/", None, 0, 0), (app, None, 0, 0), (app + "Info.plist", plist, 0o100644, zipfile.ZIP_DEFLATED)] + list(extra)
+
+
+def patch(data, offset, value):
+    return data[:offset] + value + data[offset + len(value):]
+
+
+def zip_seeds():
+    folder = reset("fuzz-zip")
+    stored, deflated, bzip2, lzma = zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA
+    info_plist = fixture("isign/Test.app/Info.plist")
+    icon = cgbi_png(12, 12)
+    realistic = app_entries("Payload/Sample.app/", info_plist, [
+        ("Payload/Sample.app/PkgInfo", b"APPL????", 0o100644, stored),
+        ("Payload/Sample.app/AppIcon60x60@2x.png", icon, 0o100644, stored),
+        ("Payload/Sample.app/Sample", fixture("macho/hostile/MACHO_SECTION--cstring-offset-past-slice.macho"), 0o100755, deflated),
+        ("Payload/Sample.app/Frameworks/", None, 0, 0),
+        ("Payload/Sample.app/Frameworks/K.framework/", None, 0, 0),
+        ("Payload/Sample.app/Frameworks/K.framework/Versions/A/K", b"\xcf\xfa\xed\xfe" + bytes(60), 0o100755, deflated),
+        ("Payload/Sample.app/Frameworks/K.framework/Versions/Current", b"A", 0o120755, stored),
+        ("Payload/Sample.app/_CodeSignature/CodeResources", b"<plist version=\"1.0\"><dict/></plist>", 0o100644, deflated),
+        ("SwiftSupport/", None, 0, 0),
+        ("iTunesMetadata.plist", b"<plist version=\"1.0\"><dict/></plist>", 0o100644, deflated),
+    ])
+    write(folder, "realistic.ipa", make_zip(realistic, comment=b"made by Fuzz/make-seeds.py"))
+    write(folder, "minimal.ipa", make_zip(app_entries()))
+    write(folder, "data-descriptors.ipa", make_zip(app_entries(extra=[("Payload/A.app/x", b"x" * 300, 0o100644, deflated)]), stream=True))
+    write(folder, "zip64.ipa", make_zip(app_entries(extra=[("Payload/A.app/big", b"y" * 200, 0o100644, deflated)]), zip64=True))
+    write(folder, "bzip2.ipa", make_zip(app_entries(extra=[("Payload/A.app/b", b"bz" * 200, 0o100644, bzip2)])))
+    write(folder, "lzma-unsupported.ipa", make_zip(app_entries(extra=[("Payload/A.app/l", b"lz" * 100, 0o100644, lzma)])))
+    write(folder, "empty.zip", make_zip([]))
+    write(folder, "not-an-app.ipa", fixture("isign/NotAnApp.ipa"))
+    write(folder, "no-payload.zip", make_zip([("readme.txt", b"hello", 0o100644, deflated)]))
+    write(folder, "two-apps.ipa", make_zip(app_entries() + [("Payload/B.app/", None, 0, 0)]))
+    write(folder, "symlink-escape.ipa", make_zip(app_entries(extra=[("Payload/A.app/link", b"../../etc/passwd", 0o120777, stored)])))
+    write(folder, "symlink-loop.ipa", make_zip(app_entries(extra=[
+        ("Payload/A.app/a", b"b", 0o120777, stored), ("Payload/A.app/b", b"a", 0o120777, stored)])))
+    write(folder, "symlink-chain.ipa", make_zip(app_entries(extra=[
+        ("Payload/A.app/d/", None, 0, 0), ("Payload/A.app/d/up", b"..", 0o120777, stored),
+        ("Payload/A.app/link", b"d/up/Info.plist", 0o120777, stored)])))
+    write(folder, "zip-slip.ipa", make_zip(app_entries(extra=[("Payload/A.app/../../evil", b"x", 0o100644, stored)])))
+    write(folder, "duplicate-nfd.ipa", make_zip(app_entries(extra=[
+        ("Payload/A.app/caf\u00e9", b"1", 0o100644, stored), ("Payload/A.app/cafe\u0301", b"2", 0o100644, stored)])))
+    write(folder, "file-then-child.ipa", make_zip(app_entries(extra=[
+        ("Payload/A.app/f", b"1", 0o100644, stored), ("Payload/A.app/f/g", b"2", 0o100644, stored)])))
+
+    # Header-level damage, patched into a valid archive.
+    base = make_zip(app_entries(extra=[("Payload/A.app/s", b"stored content", 0o100644, stored)]))
+    directory = base.rindex(b"PK\x01\x02")  # the last central record: the stored entry
+    local = struct.unpack_from("<I", base, directory + 42)[0]
+    write(folder, "encrypted-flag.ipa", patch(patch(base, directory + 8, b"\x01\x00"), local + 6, b"\x01\x00"))
+    write(folder, "lzfse-method.ipa", patch(patch(base, directory + 10, b"\x63\x00"), local + 8, b"\x63\x00"))
+    write(folder, "bad-crc.ipa", patch(patch(base, directory + 16, b"\xde\xad\xbe\xef"), local + 14, b"\xde\xad\xbe\xef"))
+    write(folder, "size-mismatch.ipa", patch(base, directory + 24, struct.pack("<I", 99)))
+    write(folder, "local-name-differs.ipa", patch(base, local + 30 + len("Payload/A.app/"), b"t"))
+    end = base.rindex(b"PK\x05\x06")
+    write(folder, "entry-count-lies.ipa", patch(base, end + 8, struct.pack("<HH", 9, 9)))
+    write(folder, "directory-offset-lies.ipa", patch(base, end + 16, struct.pack("<I", 1)))
+    write(folder, "truncated.ipa", base[: len(base) // 2])
+    write(folder, "prefixed.ipa", b"#!/bin/sh\nexit 0\n" + base)
+    write(folder, "trailing-bytes.ipa", base + b"\0" * 16)
+
+
+# MARK: Bundles (IPAs for the whole inspect path)
+
+
+def bundle_seeds():
+    folder = reset("fuzz-bundle")
+    stored, deflated = zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED
+
+    def plist(extra):
+        body = "".join(f"<key>{k}</key>{v}" for k, v in extra)
+        return (f'<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict>'
+                f'<key>CFBundleIdentifier</key><string>com.example.app</string>'
+                f'<key>CFBundleExecutable</key><string>App</string>{body}</dict></plist>').encode()
+
+    executable = fixture("macho/hostile/MACHO_SECTION--cstring-offset-past-slice.macho")
+    icons = '<key>CFBundleIcons</key><dict><key>CFBundlePrimaryIcon</key><dict><key>CFBundleIconFiles</key><array><string>AppIcon60x60</string></array></dict></dict>'
+    catalog = '<key>CFBundleIcons</key><dict><key>CFBundlePrimaryIcon</key><dict><key>CFBundleIconName</key><string>AppIcon</string></dict></dict>'
+    app = "Payload/App.app/"
+
+    def ipa(name, plist_bytes, extra):
+        entries = app_entries(app, plist_bytes, [(app + "App", executable, 0o100755, deflated)] + extra)
+        write(folder, name, make_zip(entries))
+
+    ipa("cgbi-icon-files.ipa", plist([("CFBundleIcons", icons[len("<key>CFBundleIcons</key>"):])]), [
+        (app + "AppIcon60x60@2x.png", cgbi_png(12, 12), 0o100644, stored),
+        (app + "AppIcon60x60@3x.png", cgbi_png(18, 18, interlaced=True), 0o100644, deflated)])
+    ipa("standard-icon-file.ipa", plist([("CFBundleIconFile", "<string>Icon.png</string>")]), [
+        (app + "Icon.png", fixture("png/standard/type6-8bit.png"), 0o100644, stored)])
+    ipa("asset-catalog-icon.ipa", plist([("CFBundleIcons", catalog[len("<key>CFBundleIcons</key>"):])]), [
+        (app + "Assets.car", fixture("assets/hostile/CAR_LINK_INVALID.missing-target.car"), 0o100644, deflated)])
+    ipa("fallback-icon.ipa", plist([]), [(app + "Icon@2x.png", cgbi_png(8, 8, alpha=False), 0o100644, stored)])
+    ipa("binary-plist-nested.ipa", fixture("isign/Test.app/Info.plist"), [
+        (app + "PlugIns/", None, 0, 0), (app + "PlugIns/W.appex/", None, 0, 0),
+        (app + "PlugIns/W.appex/Info.plist", plist([("CFBundlePackageType", "<string>XPC!</string>")]), 0o100644, deflated),
+        (app + "PlugIns/W.appex/App", executable, 0o100755, stored),
+        (app + "Frameworks/", None, 0, 0), (app + "Frameworks/F.framework/", None, 0, 0),
+        (app + "Frameworks/F.framework/Info.plist", plist([]), 0o100644, deflated),
+        (app + "isignTestApp", b"\xca\xfe\xba\xbe\0\0\0\0", 0o100755, stored)])
+    ipa("missing-icon.ipa", plist([("CFBundleIcons", icons[len("<key>CFBundleIcons</key>"):])]), [])
+    write(folder, "not-an-app.ipa", fixture("isign/NotAnApp.ipa"))
+
+
+# MARK: Copies of fixtures
+
+
+def fixture_seeds():
+    folder = reset("fuzz-macho")
+    copy_tree(folder, "macho/hostile", "hostile-", 65536)
+
+    folder = reset("fuzz-lzfse")
+    copy_tree(folder, "lzfse", "", 8192, (".lzfse", ".lzvn"))
+    copy_tree(folder, "lzfse/corrupt", "corrupt-", 8192)
+
+    folder = reset("fuzz-assets")
+    copy_tree(folder, "assets/hostile", "hostile-", 65536)
+    shutil.copyfile(os.path.join(FIXTURES, "isign/Test.app/Assets.car"), os.path.join(folder, "isign-Assets.car"))
+
+    folder = reset("fuzz-profile")
+    copy_tree(folder, "profiles/generated", "", 65536)
+    shutil.copyfile(os.path.join(FIXTURES, "isign/test.mobileprovision"), os.path.join(folder, "isign-test.mobileprovision"))
+
+    folder = reset("fuzz-policy")
+    copy_tree(folder, "policy/valid", "valid-", 65536)
+    copy_tree(folder, "policy/invalid", "invalid-", 65536)
+    for name in ("general.xml", "premium.xml"):
+        shutil.copyfile(os.path.join(ROOT, "Templates/policies", name), os.path.join(folder, "template-" + name))
+
+
+# Each harness also replays what it (or another fuzzer of the format) once failed on.
+REGRESSIONS = {
+    "fuzz-zip": "archive/fuzz-regressions",
+    "fuzz-png": "png/fuzz-regressions",
+    "fuzz-macho": "macho/fuzz-regressions",
+    "fuzz-lzfse": "lzfse/fuzz-regressions",
+    "fuzz-assets": "assets/fuzz-regressions",
+    "fuzz-profile": "profiles/fuzz-regressions",
+    "fuzz-policy": "policy/fuzz-regressions",
+    "fuzz-bundle": "bundle/fuzz-regressions",
+}
+
+
+def regression_seeds():
+    for target, source in sorted(REGRESSIONS.items()):
+        if os.path.isdir(os.path.join(FIXTURES, source)):
+            copy_tree(os.path.join(SEEDS, target), source, "regression-", 1 << 20)
+
+
+if __name__ == "__main__":
+    png_seeds()
+    zip_seeds()
+    bundle_seeds()
+    fixture_seeds()
+    regression_seeds()
