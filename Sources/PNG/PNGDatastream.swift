@@ -76,7 +76,10 @@ public struct PNGDatastream: Sendable {
                 case .PLTE:
                     if palette == nil { palette = chunk }
                 case .tRNS:
-                    if transparency == nil { transparency = chunk }
+                    // Only before the image data, as the specification places it; libpng ignores
+                    // a later one too, and conversion drops it, so honouring it here would make
+                    // the converted image lose transparency the decoded one has.
+                    if transparency == nil, imageData.isEmpty { transparency = chunk }
                 case .IEND:
                     hasEnd = true
                 default:
