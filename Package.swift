@@ -29,7 +29,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        // 4.5.2 or later: 3.x freed an RSA public key twice when BoringSSL refused it (a profile
+        // certificate can carry such a key; see ProvisioningProfileTests/FuzzRegressionTests).
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
     ],
