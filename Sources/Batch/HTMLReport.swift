@@ -256,7 +256,8 @@ public struct HTMLReport: Sendable {
                 apps[failure.code, default: ("error", 0, Self.remedy(forExitCode: result.exitCode))].count += 1
             }
             for finding in result.report?.findings ?? [] where seen.insert(finding.code).inserted {
-                let remedy = finding.remedy ?? FindingCode.named(finding.code)?.remedy
+                // The code's own remedy: one app's remedy names that app's bundle and files.
+                let remedy = FindingCode.named(finding.code)?.remedy ?? finding.remedy
                 apps[finding.code, default: (finding.severity.rawValue, 0, remedy)].count += 1
             }
         }

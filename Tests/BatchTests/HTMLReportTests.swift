@@ -109,8 +109,14 @@ import XMLSupport
         #expect(Self.allText(rows[5]).contains("CTXMAMCore 20.10.5"))
         // Failures without a report say what kind of problem it is.
         #expect(Self.allText(rows[4]).contains("not a readable, safe iOS app archive"))
-        // The codes table counts apps per code.
+        // The codes table counts apps per code, with the code's own remedy: an app's remedy names
+        // that app's bundle and files, which would mislead for the others.
         #expect(html.contains("data-code=\"PROFILE_EXPIRED\""))
+        let codes = try #require(Self.elements(root, named: "table").first { $0.attribute("id") != "apps" })
+        let expiredCode = try #require(Self.elements(codes, named: "tr").first { Self.allText($0).contains("PROFILE_EXPIRED") })
+        let generic = try #require(FindingCode.named("PROFILE_EXPIRED")?.remedy)
+        #expect(Self.allText(expiredCode).contains(generic))
+        #expect(!Self.allText(expiredCode).contains("Renew the profile."))
     }
 
     @Test func sortKeysMakeColumnsSortable() throws {
