@@ -89,11 +89,9 @@ struct BatchOptions: ParsableArguments {
     }
 }
 
-struct BatchInspectCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "inspect",
-        abstract: "Inspect many IPAs: one result per input; an input fails only if it cannot be read (65, 74).")
-
+/// The options `batch inspect` and `batch check` share, and how they run: the same report for
+/// each input, judged by `operation`.
+struct BatchReportOptions: ParsableArguments {
     @OptionGroup var batch: BatchOptions
 
     @Flag(help: "Also compute the SHA-256 of each whole file (reads every byte).")
@@ -102,12 +100,24 @@ struct BatchInspectCommand: ParsableCommand {
     @OptionGroup var checks: CheckOptionGroup
     @OptionGroup var limits: ArchiveLimitOptions
 
-    func run() throws {
+    func run(_ operation: BatchJob.Operation) throws {
         let options = try reportingErrors { try checks.checkOptions(sha256: sha256) }
         try BatchSession(options: batch, evaluationDate: options.evaluationDate) { outDir, icons in
-            BatchJob(operation: .inspect, checks: options, limits: limits.limits, outputDirectory: outDir,
+            BatchJob(operation: operation, checks: options, limits: limits.limits, outputDirectory: outDir,
                      collectIcons: icons, tool: ToolInfo.tool)
         }.run()
+    }
+}
+
+struct BatchInspectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Inspect many IPAs: one result per input; an input fails only if it cannot be read (65, 74).")
+
+    @OptionGroup var options: BatchReportOptions
+
+    func run() throws {
+        try options.run(.inspect)
     }
 }
 
@@ -116,20 +126,10 @@ struct BatchCheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Check many IPAs as a gate: an input with an error finding fails, and so does the batch (exit 1).")
 
-    @OptionGroup var batch: BatchOptions
-
-    @Flag(help: "Also compute the SHA-256 of each whole file (reads every byte).")
-    var sha256 = false
-
-    @OptionGroup var checks: CheckOptionGroup
-    @OptionGroup var limits: ArchiveLimitOptions
+    @OptionGroup var options: BatchReportOptions
 
     func run() throws {
-        let options = try reportingErrors { try checks.checkOptions(sha256: sha256) }
-        try BatchSession(options: batch, evaluationDate: options.evaluationDate) { outDir, icons in
-            BatchJob(operation: .check, checks: options, limits: limits.limits, outputDirectory: outDir,
-                     collectIcons: icons, tool: ToolInfo.tool)
-        }.run()
+        try options.run(.check)
     }
 }
 
@@ -144,54 +144,21 @@ struct BatchWrapCommand: ParsableCommand {
 
     @OptionGroup var batch: BatchOptions
 
-    @Option(help: "Output format: ipa (the wrapped app) or mdx (a Citrix .mdx container).")
-    var format: WrapRequest.Format = .ipa
-
-    @Option(help: ArgumentHelp("The policy template in Templates/policies/ (default: premium).", valueName: "name"))
-    var template: String?
-
-    @Option(help: ArgumentHelp("A policy XML file to embed instead of a template.", valueName: "file"))
-    var policy: String?
-
-    @Option(name: .customLong("set"), help: ArgumentHelp(
-        "Set a policy's default, checked against its type; repeatable.", valueName: "NAME=VALUE"))
-    var overrides: [String] = []
-
-    @Option(help: "The app mode, premium or general (default: the template's mode).")
-    var mode: AppMode?
-
-    @Flag(help: "Replace a policy bundle that is already there (without it, that is the error ALREADY_WRAPPED).")
-    var rewrap = false
-
-    @Option(help: ArgumentHelp(
-        "Modification time of added entries: 'latest' (the default), 'now', or seconds since 1970.", valueName: "when"))
-    var timestamp: String?
-
-    @Flag(help: "Flush each output to disk before it appears.")
-    var fsync = false
-
+    @OptionGroup var wrap: WrapOptionGroup
     @OptionGroup var checks: CheckOptionGroup
     @OptionGroup var templates: TemplateOptions
     @OptionGroup var limits: ArchiveLimitOptions
 
     func validate() throws {
-        if template != nil && policy != nil {
-            throw ValidationError("--template and --policy cannot be used together")
-        }
         if batch.outDir == nil {
             throw ValidationError("batch wrap needs --out-dir DIR for the wrapped apps")
         }
-        _ = try NewEntryTimestamp.parse(timestamp)
     }
 
     func run() throws {
         let request = try reportingErrors {
-            try BatchJob.prepareWrap(WrapRequest(
-                input: "", output: "", format: format, checks: try checks.checkOptions(), limits: limits.limits,
-                template: template, policyFile: policy,
-                overrides: try overrides.map { try PolicyOverride(argument: $0) }, mode: mode, rewrap: rewrap,
-                templates: try templates.directory(),
-                repack: RepackOptions(timestamp: try NewEntryTimestamp.parse(timestamp), synchronize: fsync)))
+            try BatchJob.prepareWrap(
+                wrap.request(input: "", output: "", checks: checks, templates: templates, limits: limits))
         }
         try BatchSession(options: batch, evaluationDate: request.checks.evaluationDate) { outDir, icons in
             BatchJob.wrap(request, outputDirectory: outDir ?? ".", collectIcons: icons, tool: ToolInfo.tool)

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import IPAArchive
+import Policy
+import Wrapping
+
+/// The options of `wrap` and `batch wrap`: the policy, the output format and how added entries are
+/// written. Check options, templates and archive limits are their own groups.
+struct WrapOptionGroup: ParsableArguments {
+    @Option(help: "Output format: ipa (the wrapped app) or mdx (a Citrix .mdx container).")
+    var format: WrapRequest.Format = .ipa
+
+    @Option(help: ArgumentHelp("The policy template in Templates/policies/ (default: premium).", valueName: "name"))
+    var template: String?
+
+    @Option(help: ArgumentHelp("A policy XML file to embed instead of a template.", valueName: "file"))
+    var policy: String?
+
+    @Option(name: .customLong("set"), help: ArgumentHelp(
+        "Set a policy's default, checked against its type; repeatable.", valueName: "NAME=VALUE"))
+    var overrides: [String] = []
+
+    @Option(help: "The app mode, premium or general (default: the template's mode).")
+    var mode: AppMode?
+
+    @Flag(help: "Replace a policy bundle that is already there (without it, that is the error ALREADY_WRAPPED).")
+    var rewrap = false
+
+    @Option(help: ArgumentHelp(
+        "Modification time of added entries: 'latest' (the default), 'now', or seconds since 1970.", valueName: "when"))
+    var timestamp: String?
+
+    @Flag(help: "Flush outputs to disk before they appear (durability across power loss).")
+    var fsync = false
+
+    func validate() throws {
+        if template != nil && policy != nil {
+            throw ValidationError("--template and --policy cannot be used together")
+        }
+        _ = try NewEntryTimestamp.parse(timestamp)
+    }
+
+    /// The request for one input and output, with these options and the other groups'.
+    func request(
+        input: String, output: String, checks: CheckOptionGroup, templates: TemplateOptions, limits: ArchiveLimitOptions
+    ) throws -> WrapRequest {
+        WrapRequest(
+            input: input, output: output, format: format, checks: try checks.checkOptions(), limits: limits.limits,
+            template: template, policyFile: policy,
+            overrides: try overrides.map { try PolicyOverride(argument: $0) }, mode: mode, rewrap: rewrap,
+            templates: try templates.directory(),
+            repack: RepackOptions(timestamp: try NewEntryTimestamp.parse(timestamp), synchronize: fsync))
+    }
+}
+
+extension WrapRequest.Format: ExpressibleByArgument {}
+extension AppMode: ExpressibleByArgument {}
+
+extension NewEntryTimestamp {
+    /// `--timestamp` (or SOURCE_DATE_EPOCH): 'latest', 'now' or seconds since 1970.
+    static func parse(_ option: String?) throws -> NewEntryTimestamp {
+        let value = option ?? ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"]
+        switch value {
+        case nil, "latest":
+            return .latestInArchive
+        case "now":
+            return .secondsSince1970(Int64(Date().timeIntervalSince1970))
+        case let text?:
+            guard let seconds = Int64(text) else {
+                throw ValidationError("--timestamp expects 'latest', 'now' or seconds since 1970, got '\(text)'")
+            }
+            return .secondsSince1970(seconds)
+        }
+    }
+}
