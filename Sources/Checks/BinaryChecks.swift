@@ -29,9 +29,10 @@ enum BinaryChecks {
             binaries.append(evidence)
         }
         let files = AppFiles(context.archive)
+        let libraries = looseLibraries(context)
 
-        encryption(binaries, to: &report)
-        unreadable(binaries, to: &report)
+        encryption(binaries + libraries, to: &report)
+        unreadable(binaries + libraries, to: &report)
         SDKDetection(catalog: catalog, context: context, binaries: binaries)
             .apply(toolkitVersion: toolkitVersion, to: &report)
         Compatibility(context: context, binaries: binaries, files: files).apply(to: &report)
@@ -43,6 +44,29 @@ enum BinaryChecks {
         var markers = Compatibility.markers
         for family in catalog.families { markers.classes.formUnion(family.markerClasses) }
         return markers
+    }
+
+    /// The headers of the loose dynamic libraries beside each bundle's frameworks
+    /// (`Frameworks/*.dylib`, such as the Swift runtime older apps ship): code the app loads, so
+    /// encryption there blocks wrapping as it does in an executable. Only their headers are read.
+    static func looseLibraries(_ context: CheckContext) -> [BinaryEvidence] {
+        var owners: [String: BundleInfo] = [:]
+        for bundle in context.archive.allBundles { owners[bundle.path + "/Frameworks"] = bundle }
+        var libraries: [BinaryEvidence] = []
+        for entry in context.archive.archive.zip.entries where entry.kind == .file && entry.path.hasSuffix(".dylib") {
+            let path = entry.path
+            guard let slash = path.lastIndex(of: "/"), let bundle = owners[String(path[..<slash])] else { continue }
+            var evidence = BinaryEvidence(bundle: bundle, path: path)
+            do {
+                guard let file = try context.archive.machO(at: path) else { continue }
+                evidence.architectures = file.architectureNames
+                evidence.encryptedArchitectures = file.slices.filter(\.isEncrypted).map(\.architecture.name)
+            } catch {
+                evidence.problems.append("it cannot be read as a Mach-O file: \(BinaryScanner.reason(error))")
+            }
+            libraries.append(evidence)
+        }
+        return libraries
     }
 
     /// `APP_ENCRYPTED`: one finding per binary, naming the encrypted architectures.

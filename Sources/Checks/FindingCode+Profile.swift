@@ -78,7 +78,7 @@ extension FindingCode {
 
     public static let signedEntitlementsUnreadable = FindingCode(
         "SIGNED_ENTITLEMENTS_UNREADABLE", .warning,
-        summary: "the entitlements in an executable's code signature cannot be read",
+        summary: "an executable's code signature, or the entitlements in it, cannot be read",
         remedy: "Re-sign the bundle; codesign writes entitlements as an XML property list and as DER.")
 
     public static let dataProtectionNotEnabled = FindingCode(

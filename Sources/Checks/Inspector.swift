@@ -26,7 +26,7 @@ public enum Inspector {
             tool: tool,
             input: Report.Input(
                 path: path, size: archive.archive.zip.fileSize, sha256: digest,
-                entries: archive.archive.zip.entries.count),
+                entries: archive.archive.zip.entries.count, rootItems: archive.rootItems),
             app: appSection(context))
         report.bundles = archive.allBundles.map { bundle in
             Report.Bundle(path: bundle.path, kind: bundle.kind.rawValue, bundleId: bundle.bundleIdentifier, version: bundle.shortVersion)

@@ -322,8 +322,19 @@ enum ProfileChecks {
         var source = context.archive.archive.zip.byteSource(for: entry)
         var signed: PropertyListDictionary?
         for slice in file.slices where slice.codeSignatureRange != nil {
-            // A damaged signature is the binary checks' business; only the entitlements are read here.
-            guard let signature = try? slice.readCodeSignature(from: &source) else { continue }
+            let signature: EmbeddedSignature?
+            do {
+                signature = try slice.readCodeSignature(from: &source)
+            } catch {
+                // A damaged signature hides what the bundle is entitled to: say so rather than
+                // report a clean bundle.
+                return [Finding(
+                    .signedEntitlementsUnreadable,
+                    message: "the code signature of \(path) (\(slice.architecture.name)) cannot be read: "
+                        + BinaryScanner.reason(error),
+                    path: path)]
+            }
+            guard let signature else { continue }
             do {
                 signed = try entitlements(of: signature)
             } catch {
@@ -549,6 +560,8 @@ public struct ProfileSummary: Encodable, Sendable, Equatable {
     public var findings: [Finding]
 
     public struct Certificate: Encodable, Sendable, Equatable {
+        /// The whole subject, RFC 4514 style.
+        public var subject: String
         public var commonName: String?
         public var teamId: String?
         public var organization: String?
@@ -561,6 +574,7 @@ public struct ProfileSummary: Encodable, Sendable, Equatable {
 
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(subject, forKey: .subject)
             try container.encode(commonName, forKey: .commonName)
             try container.encode(teamId, forKey: .teamId)
             try container.encode(organization, forKey: .organization)
@@ -573,7 +587,7 @@ public struct ProfileSummary: Encodable, Sendable, Equatable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case commonName, teamId, organization, issuer, serialNumber, notValidBefore, notValidAfter, expired, sha1
+            case subject, commonName, teamId, organization, issuer, serialNumber, notValidBefore, notValidAfter, expired, sha1
         }
     }
 
@@ -614,7 +628,7 @@ public struct ProfileSummary: Encodable, Sendable, Equatable {
         entitlements = JSONValue(.dictionary(profile.entitlements))
         certificates = profile.developerCertificates.map { certificate in
             Certificate(
-                commonName: certificate.commonName, teamId: certificate.teamIdentifier,
+                subject: certificate.subject, commonName: certificate.commonName, teamId: certificate.teamIdentifier,
                 organization: certificate.organization, issuer: certificate.issuerCommonName,
                 serialNumber: certificate.serialNumber, notValidBefore: iso(certificate.notValidBefore),
                 notValidAfter: iso(certificate.notValidAfter), expired: certificate.isExpired(at: now),

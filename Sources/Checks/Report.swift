@@ -37,12 +37,16 @@ public struct Report: Codable, Sendable, Equatable {
         /// reading every byte, which `inspect` otherwise avoids.
         public var sha256: String?
         public var entries: Int
+        /// What the archive holds beside `Payload/` (`SwiftSupport/`, `Symbols/`,
+        /// `iTunesMetadata.plist`, `META-INF/`...), folders with a trailing slash.
+        public var rootItems: [String]
 
-        public init(path: String, size: UInt64, sha256: String?, entries: Int) {
+        public init(path: String, size: UInt64, sha256: String?, entries: Int, rootItems: [String] = []) {
             self.path = path
             self.size = size
             self.sha256 = sha256
             self.entries = entries
+            self.rootItems = rootItems
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -51,6 +55,7 @@ public struct Report: Codable, Sendable, Equatable {
             try container.encode(size, forKey: .size)
             try container.encode(sha256, forKey: .sha256)
             try container.encode(entries, forKey: .entries)
+            try container.encode(rootItems, forKey: .rootItems)
         }
     }
 

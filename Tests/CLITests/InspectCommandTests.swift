@@ -27,8 +27,9 @@ import TestSupport
         let tool = try #require(report["tool"] as? [String: Any])
         #expect(Set(tool.keys) == ["name", "version"])
         let input = try #require(report["input"] as? [String: Any])
-        #expect(Set(input.keys) == ["path", "size", "sha256", "entries"])
+        #expect(Set(input.keys) == ["path", "size", "sha256", "entries", "rootItems"])
         #expect(input["sha256"] is NSNull)
+        #expect(input["rootItems"] as? [String] == [])
         let app = try #require(report["app"] as? [String: Any])
         #expect(Set(app.keys) == ["path", "bundleId", "name", "version", "build", "minimumOS", "infoPlistFormat", "executable"])
         #expect(app["bundleId"] as? String == "com.example.sample")
@@ -45,6 +46,23 @@ import TestSupport
         let bundles = try #require(report["bundles"] as? [[String: Any]])
         #expect(bundles.map { $0["kind"] as? String } == ["app", "framework", "appex"])
         #expect(bundles.allSatisfy { Set($0.keys) == ["path", "kind", "bundleId", "version"] })
+    }
+
+    @Test func itemsBesideTheAppAreReported() throws {
+        var builder = sampleApp()
+        builder.rootFiles["SwiftSupport/iphoneos/libswiftCore.dylib"] = .init(data: [0xCA, 0xFE, 0xBA, 0xBE], mode: 0o100755)
+        builder.rootFiles["Symbols/0A1B2C3D.symbols"] = .init(data: [0], mode: 0o100644)
+        builder.rootFiles["iTunesMetadata.plist"] = .init(data: Array("<plist/>".utf8), mode: 0o100644)
+        builder.rootFiles["META-INF/com.apple.ZipMetadata.plist"] = .init(data: Array("<plist/>".utf8), mode: 0o100644)
+        let scratch = try ScratchDirectory("cli-inspect")
+        let path = try scratch.write("Sample.ipa", builder.bytes())
+        let expected = ["META-INF/", "SwiftSupport/", "Symbols/", "iTunesMetadata.plist"]
+        let result = try Command.ipawrap(["inspect", path, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let input = try #require(try json(result.stdout)["input"] as? [String: Any])
+        #expect(input["rootItems"] as? [String] == expected)
+        let text = try Command.ipawrap(["inspect", path])
+        #expect(text.stdout.contains("Beside app " + expected.joined(separator: ", ")), "\(text.stdout)")
     }
 
     @Test func sha256IsComputedOnRequest() throws {

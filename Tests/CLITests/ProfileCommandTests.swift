@@ -56,6 +56,11 @@ import TestSupport
         #expect(entitlements["keychain-access-groups"] as? [String] == ["ISIGNTESTS.*"])
         let certificate = try #require((json["certificates"] as? [[String: Any]])?.first)
         #expect(certificate["commonName"] as? String == "isign_tests")
+        // openssl x509 -subject shows CN = isign_tests, O = isign tests, OU = ISIGNTESTS, ST = CA, C = US, ...
+        let subject = try #require(certificate["subject"] as? String)
+        for part in ["CN=isign_tests", "O=isign tests", "OU=ISIGNTESTS", "ST=CA", "C=US", "L=San Francisco"] {
+            #expect(subject.contains(part), "\(subject) lacks \(part)")
+        }
         #expect(certificate["teamId"] as? String == "ISIGNTESTS")
         #expect(certificate["serialNumber"] as? String == "01")
         #expect(certificate["notValidAfter"] as? String == "2025-10-19T19:13:07Z")

@@ -37,6 +37,29 @@ import TestSupport
         #expect(report.app.executable?.encrypted == false)
     }
 
+    @Test func anEncryptedLooseDylibInFrameworksIsNamed() throws {
+        var builder = BinaryFixture.app()
+        let encrypted = IPABuilder.executable(fileType: 6) { $0.encryption = .init(cryptID: 1) }
+        let plain = IPABuilder.executable(fileType: 6) { $0.encryption = .init(cryptID: 0) }
+        builder.addFile("Frameworks/libVendor.dylib", encrypted, mode: 0o100755)
+        builder.addFile("Frameworks/libswiftCore.dylib", plain, mode: 0o100755)
+        // Not a library the app loads from its Frameworks folder: not read.
+        builder.addFile("Resources/libVendor.dylib", encrypted, mode: 0o100755)
+        let report = try BinaryFixture.report(builder)
+        #expect(report.findings(.appEncrypted).map(\.path) == ["Payload/Sample.app/Frameworks/libVendor.dylib"])
+        #expect(report.findings(.binaryUnreadable).isEmpty, "\(report.findings)")
+    }
+
+    @Test func anUnreadableLooseDylibIsAFinding() throws {
+        var builder = BinaryFixture.app()
+        builder.addFile("Frameworks/libBroken.dylib", Array("not a Mach-O file".utf8), mode: 0o100755)
+        let report = try BinaryFixture.report(builder)
+        let unreadable = try #require(report.findings(.binaryUnreadable).first)
+        #expect(unreadable.path == "Payload/Sample.app/Frameworks/libBroken.dylib")
+        #expect(unreadable.message.contains("[MACHO_"), "\(unreadable.message)")
+        #expect(report.findings(.appEncrypted).isEmpty)
+    }
+
     @Test func onlyTheEncryptedSliceOfAFatFileIsNamed() throws {
         var armv7 = MachOBuilder()
         armv7.cpuType = 12
@@ -91,8 +114,12 @@ import TestSupport
         let report = try BinaryFixture.report(builder)
         let unreadable = report.findings(.binaryUnreadable)
         if code == "MACHO_SIGNATURE" {
-            // The binary checks do not read the code signature.
+            // The binary checks do not read the code signature; the profile checks, which read
+            // its entitlements, name the damage.
             #expect(unreadable.isEmpty, "\(unreadable)")
+            let signature = report.findings(.signedEntitlementsUnreadable)
+            #expect(signature.count == 1, "\(name): \(report.findings)")
+            #expect(signature.first?.message.contains("[\(code)]") == true, "\(name): \(signature)")
         } else {
             #expect(unreadable.count == 1, "\(name): \(report.findings)")
             #expect(unreadable.first?.message.contains("[\(code)]") == true, "\(name): \(unreadable)")

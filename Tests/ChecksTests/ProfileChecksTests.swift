@@ -207,6 +207,39 @@ struct ProfileChecksTests {
         #expect(try S.inspect(S.app()).findings("PROFILE_CERTIFICATE_EXPIRED").isEmpty)
     }
 
+    @Test(.enabled(if: ProfileBuilder.opensslMissing == nil, "openssl is not installed: profiles cannot be signed here"))
+    func profilesWithoutAReadableCertificate() throws {
+        #expect(try S.inspect(S.app()).findings("PROFILE_CERTIFICATE_INVALID").isEmpty)
+        var none = ProfileBuilder()
+        none.developerCertificates = []
+        let noCertificate = try #require(try S.inspect(S.app(app: try none.signed())).findings("PROFILE_CERTIFICATE_INVALID").first)
+        #expect(noCertificate.severity == .warning)
+        #expect(noCertificate.message.contains("lists no developer certificate"), "\(noCertificate.message)")
+        #expect(noCertificate.path == S.appPath + "/embedded.mobileprovision")
+        var garbage = ProfileBuilder()
+        garbage.developerCertificates = [Array("not a certificate".utf8)]
+        let unreadable = try #require(try S.inspect(S.app(app: try garbage.signed())).findings("PROFILE_CERTIFICATE_INVALID").first)
+        #expect(!unreadable.message.contains("lists no developer certificate"), "\(unreadable.message)")
+        #expect(unreadable.remedy == FindingCode.profileCertificateInvalid.remedy)
+    }
+
+    @Test func anAppClipNeedsAProfileOfItsOwn() throws {
+        let clipID = "com.example.sample.Clip"
+        var builder = S.app()
+        builder.nested.append(.init(path: "AppClips/Clip.app", info: IPABuilder.infoPlist(name: "Clip", bundleIdentifier: clipID)))
+        builder.nested[builder.nested.count - 1].profile = nil
+        let report = try S.inspect(builder)
+        let missing = try #require(report.findings("PROFILE_MISSING").first)
+        #expect(missing.path == "Payload/Sample.app/AppClips/Clip.app")
+        #expect(missing.message.contains(clipID), "\(missing.message)")
+        #expect(report.findings("PROFILE_MISSING").count == 1)
+        // Given its own profile, the clip is judged like any bundle: an app profile is a mismatch.
+        builder.nested[builder.nested.count - 1].profile = S.fixture(.app)
+        let mismatched = try S.inspect(builder)
+        #expect(mismatched.findings("PROFILE_MISSING").isEmpty)
+        #expect(mismatched.findings("APP_ID_MISMATCH").map(\.path) == ["Payload/Sample.app/AppClips/Clip.app"])
+    }
+
     @Test func dataProtection() throws {
         #expect(try S.inspect(S.app()).findings("DATA_PROTECTION_NOT_ENABLED").isEmpty)
         let report = try S.inspect(S.app(app: S.fixture(.wildcard)))

@@ -22,6 +22,9 @@ enum ReportRendering {
         lines.append(row("Archive", "\(report.input.path), \(report.input.entries) entries, \(report.input.size) bytes"
             + (report.input.sha256.map { ", sha256 \($0)" } ?? "")))
         lines.append(row("App", "\(app.path) (Info.plist: \(app.infoPlistFormat))"))
+        if !report.input.rootItems.isEmpty {
+            lines.append(row("Beside app", report.input.rootItems.joined(separator: ", ")))
+        }
         if let executable = app.executable {
             var text = "\(executable.path.split(separator: "/").last ?? "")  \(executable.architectures.joined(separator: ", "))"
             if let minOS = executable.minOS { text += "  min iOS \(minOS)" }
