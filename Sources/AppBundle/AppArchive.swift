@@ -20,22 +20,25 @@ public final class AppArchive {
     /// How deep bundles are looked for inside bundles (app → watch app → its extension → framework).
     static let maximumNesting = 4
 
-    public init(archive: IPAArchive) throws(BundleError) {
+    /// - Throws: `BundleError` when the app has no usable Info.plist; `ArchiveError` when the
+    ///   input hit a resource limit while its Info.plists were read.
+    public init(archive: IPAArchive) throws {
         self.archive = archive
         let appPath = String(archive.appDirectory.dropLast())
         let index = FolderIndex(archive.zip.entries)
         let appPlistPath = appPath + "/Info.plist"
         guard let plistEntry = archive.zip.entry(named: appPlistPath), plistEntry.kind == .file else {
-            throw .infoPlistMissing(archive: archive.path, path: appPlistPath)
+            throw BundleError.infoPlistMissing(archive: archive.path, path: appPlistPath)
         }
         let plist: PropertyList
         do {
             plist = try Self.readPlist(plistEntry, from: archive.zip)
         } catch {
-            throw .infoPlistInvalid(archive: archive.path, path: appPlistPath, reason: Self.describe(error))
+            try archive.zip.checkLimits()
+            throw BundleError.infoPlistInvalid(archive: archive.path, path: appPlistPath, reason: Self.describe(error))
         }
         guard plist.root.dictionary != nil else {
-            throw .infoPlistInvalid(archive: archive.path, path: appPlistPath, reason: "its root is not a dictionary")
+            throw BundleError.infoPlistInvalid(archive: archive.path, path: appPlistPath, reason: "its root is not a dictionary")
         }
         self.app = Self.bundle(kind: .app, path: appPath, parent: nil, plist: plist, problem: nil, in: archive.zip)
 
@@ -54,6 +57,7 @@ public final class AppArchive {
             }
         }
         self.nestedBundles = nested
+        try archive.zip.checkLimits()
         self.rootItems = index.children(of: "").filter { $0 != "Payload" }.map { name in
             index.isFolder(name) ? name + "/" : name
         }
@@ -66,6 +70,11 @@ public final class AppArchive {
 
     /// The app and every nested bundle.
     public var allBundles: [BundleInfo] { [app] + nestedBundles }
+
+    /// Throws the resource limit (memory, time) the work on this input has hit, if any.
+    public func checkLimits() throws(ArchiveError) {
+        try archive.zip.checkLimits()
+    }
 
     /// The entry at an archive path.
     public func entry(_ path: String) -> ArchiveEntry? {

@@ -99,13 +99,19 @@ enum BinaryScanner {
         var source = context.archive.archive.zip.byteSource(for: entry)
         // A deflated entry is inflated forwards; reading the __TEXT sections in file order and
         // then the symbol table (in __LINKEDIT, at the end) inflates it once.
+        // Within the input's memory limit, each section and table is read up to a part of it.
+        let memory = Int(clamping: context.archive.archive.zip.limits.maximumMemory)
         do {
-            try readStrings(of: slice, from: &source, markers: markers, into: &evidence)
+            try readStrings(
+                of: slice, from: &source, markers: markers, maxBytes: min(maximumSectionBytes, memory), into: &evidence)
         } catch {
             evidence.problems.append("its strings (\(slice.architecture.name)) cannot be read: \(reason(error))")
         }
         do {
-            if let symbols = try slice.readSymbolTable(from: &source, limits: symbolLimits) {
+            let limits = SymbolTable.Limits(
+                maximumSymbols: min(symbolLimits.maximumSymbols, memory / 32),
+                maximumStringTableBytes: min(symbolLimits.maximumStringTableBytes, memory / 2))
+            if let symbols = try slice.readSymbolTable(from: &source, limits: limits) {
                 evidence.symbolsRead = true
                 collect(symbols, markers: markers, into: &evidence)
             }
@@ -126,7 +132,7 @@ enum BinaryScanner {
     }
 
     private static func readStrings(
-        of slice: MachOSlice, from source: inout ArchiveEntrySource, markers: BinaryMarkers,
+        of slice: MachOSlice, from source: inout ArchiveEntrySource, markers: BinaryMarkers, maxBytes: Int,
         into evidence: inout BinaryEvidence
     ) throws {
         let names = [classNameSection, methodNameSection, cStringSection]
@@ -134,7 +140,7 @@ enum BinaryScanner {
         for section in sections {
             guard
                 let contents = try slice.readCStrings(
-                    segment: "__TEXT", section: section.name, from: &source, maxBytes: maximumSectionBytes)
+                    segment: "__TEXT", section: section.name, from: &source, maxBytes: maxBytes)
             else { continue }
             if contents.isEncrypted {
                 evidence.stringsEncrypted = true

@@ -19,7 +19,9 @@ public enum Inspector {
         tool: Report.Tool
     ) throws -> Inspection {
         let archive = try AppArchive(path: path, limits: limits)
+        try archive.checkLimits()
         let icon = archive.resolveIcon()
+        try archive.checkLimits()
         let context = CheckContext(archive: archive, options: options, icon: icon)
         let digest = options.computeSHA256 ? try sha256(of: archive.archive.zip) : nil
         var report = Report(
@@ -34,7 +36,10 @@ public enum Inspector {
         IconChecks.apply(context, to: &report)
         BundleChecks.apply(context, to: &report)
         try BinaryChecks.apply(context, to: &report)
+        try archive.checkLimits()
         try ProfileChecks.apply(context, to: &report)
+        // A limit hit by a read that became a finding refuses the input all the same.
+        try archive.checkLimits()
         report.findings.sort { ($0.severity, $0.code, $0.path ?? "") < ($1.severity, $1.code, $1.path ?? "") }
         return Inspection(report: report, archive: archive, icon: icon)
     }
@@ -62,6 +67,7 @@ public enum Inspector {
         let source = try FileByteSource(path: zip.path)
         var offset: UInt64 = 0
         while offset < source.size {
+            try zip.checkLimits()
             let count = Int(min(UInt64(8 << 20), source.size - offset))
             hasher.update(data: try source.read(offset: offset, count: count))
             offset += UInt64(count)

@@ -324,6 +324,9 @@ enum ProfileChecks {
         for slice in file.slices where slice.codeSignatureRange != nil {
             let signature: EmbeddedSignature?
             do {
+                if let range = slice.codeSignatureRange {
+                    try context.archive.archive.zip.reserveMemory(UInt64(range.size), for: "the code signature of '\(path)'")
+                }
                 signature = try slice.readCodeSignature(from: &source)
             } catch {
                 // A damaged signature hides what the bundle is entitled to: say so rather than

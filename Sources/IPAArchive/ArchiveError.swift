@@ -19,6 +19,9 @@ public enum ArchiveError: CodedError, Equatable {
     case totalSizeLimit(archive: String, total: UInt64, limit: UInt64)
     case tooManyEntries(archive: String, count: UInt64, limit: Int)
     case entryTooLarge(archive: String, entry: String, size: UInt64, limit: UInt64)
+    /// `what` names the entry, or the image decoded from one.
+    case memoryLimit(archive: String, what: String, size: UInt64, limit: UInt64)
+    case timeLimit(archive: String, seconds: Double)
     case dataError(archive: String, entry: String, reason: String)
     case noApp(archive: String)
     case multipleApps(archive: String, apps: [String])
@@ -41,6 +44,8 @@ public enum ArchiveError: CodedError, Equatable {
         case .totalSizeLimit: "ARCHIVE_TOTAL_SIZE_LIMIT"
         case .tooManyEntries: "ARCHIVE_TOO_MANY_ENTRIES"
         case .entryTooLarge: "ARCHIVE_ENTRY_TOO_LARGE"
+        case .memoryLimit: "ARCHIVE_MEMORY_LIMIT"
+        case .timeLimit: "ARCHIVE_TIME_LIMIT"
         case .dataError: "ARCHIVE_DATA_ERROR"
         case .noApp: "ARCHIVE_NO_APP"
         case .multipleApps: "ARCHIVE_MULTIPLE_APPS"
@@ -88,6 +93,12 @@ public enum ArchiveError: CodedError, Equatable {
             "\(archive) has \(count) entries, above the limit of \(limit)"
         case .entryTooLarge(let archive, let entry, let size, let limit):
             "\(archive): entry '\(entry)' is \(size) bytes, above the \(limit)-byte limit for this kind of file"
+        case .memoryLimit(let archive, let what, let size, let limit):
+            "\(archive): \(what) needs \(size) bytes of memory, above the limit of \(limit); "
+                + "raise --max-memory if the file is genuine"
+        case .timeLimit(let archive, let seconds):
+            "\(archive) took longer than the limit of \(Self.format(seconds)) s to process; "
+                + "raise --time-limit if the file is genuine"
         case .dataError(let archive, let entry, let reason):
             "\(archive): entry '\(entry)' cannot be read: \(reason)"
         case .noApp(let archive):
@@ -97,5 +108,9 @@ public enum ArchiveError: CodedError, Equatable {
         case .unreadable(let archive, let reason):
             "cannot read \(archive): \(reason)"
         }
+    }
+
+    private static func format(_ seconds: Double) -> String {
+        seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)
     }
 }

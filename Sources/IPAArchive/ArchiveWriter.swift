@@ -63,6 +63,7 @@ public enum ArchiveWriter {
             position += current.end - current.start
         }
 
+        try archive.checkLimits()
         var copiedRecords: [[UInt8]] = []
         for entry in plan.kept.sorted(by: { $0.index < $1.index }) {
             do {
@@ -135,6 +136,9 @@ public enum ArchiveWriter {
         }
     }
 
+    /// Bytes copied between two checks of the input's limits.
+    static let copySlice: UInt64 = 256 << 20
+
     /// Copies `length` bytes of the input at `offset` to the output at `target`, in the kernel
     /// when possible (`copy_file_range`: a reflink or a page-cache copy), else through a buffer.
     private static func copyRange(
@@ -144,7 +148,10 @@ public enum ArchiveWriter {
         var outputOffset = Int64(target)
         var left = length
         while left > 0 {
-            let copied = ipawrap_copy_file_range(archive.file.descriptor, &inputOffset, out.descriptor, &outputOffset, left)
+            try archive.checkLimits()
+            // In slices, so a copy of gigabytes still meets the time limit between them.
+            let slice = min(left, copySlice)
+            let copied = ipawrap_copy_file_range(archive.file.descriptor, &inputOffset, out.descriptor, &outputOffset, slice)
             if copied > 0 {
                 left -= UInt64(copied)
                 continue
@@ -169,6 +176,7 @@ public enum ArchiveWriter {
     ) throws {
         var done: UInt64 = 0
         while done < length {
+            try archive.checkLimits()
             let chunk = Int(min(length - done, 4 << 20))
             let bytes = try archive.file.read(offset: offset + done, count: chunk)
             try out.write(bytes, at: target + done)

@@ -36,6 +36,11 @@ public final class ZipArchive {
     private let indexByPath: [String: Int]
     /// Symlink path (no trailing slash) → target text.
     private var symlinkTargets: [String: String]
+    /// When the work on this input must have ended (`limits.maximumSeconds` after opening).
+    private let deadline: ContinuousClock.Instant
+    /// The first resource limit this input hit. Readers that turn a failed read into a finding
+    /// still leave it here, so `checkLimits()` refuses the input as a whole.
+    public private(set) var exceededLimit: ArchiveError?
 
     /// Largest symlink target accepted (PATH_MAX on Darwin).
     static let maximumSymlinkTarget = 1024
@@ -45,6 +50,7 @@ public final class ZipArchive {
     public init(path: String, limits: ArchiveLimits = .default) throws(ArchiveError) {
         self.path = path
         self.limits = limits
+        self.deadline = Self.deadline(after: limits.maximumSeconds)
         do {
             self.file = try FileByteSource(path: path)
         } catch {
@@ -71,6 +77,9 @@ public final class ZipArchive {
         entries.reserveCapacity(records.count)
         var totalSize: UInt64 = 0
         for (index, record) in records.enumerated() {
+            if index % 4096 == 4095, ContinuousClock.now > deadline {
+                throw .timeLimit(archive: path, seconds: limits.maximumSeconds)
+            }
             let name = EntryName(bytes: record.name)
             try Self.checkEntryHeader(record, name: name, archive: path, limits: limits)
             let (sum, overflow) = totalSize.addingReportingOverflow(record.uncompressedSize)
@@ -103,6 +112,7 @@ public final class ZipArchive {
         try crossCheckWithLibzip()
         self.symlinkTargets = try readSymlinkTargets()
         try checkSymlinks { _ in [] }
+        try checkLimits()
     }
 
     deinit {
@@ -129,6 +139,7 @@ public final class ZipArchive {
     /// The whole uncompressed content of an entry, refused when it declares more than
     /// `maximumSize` bytes (so a caller reading an Info.plist cannot be handed a gigabyte).
     public func read(_ entry: ArchiveEntry, maximumSize: UInt64) throws(ArchiveError) -> [UInt8] {
+        try reserveMemory(entry.uncompressedSize, for: "entry '\(entry.name)'")
         guard entry.uncompressedSize <= maximumSize else {
             throw .entryTooLarge(archive: path, entry: "\(entry.name)", size: entry.uncompressedSize, limit: maximumSize)
         }
@@ -136,6 +147,36 @@ public final class ZipArchive {
         result.reserveCapacity(Int(entry.uncompressedSize))
         try stream(entry) { chunk in result.append(contentsOf: chunk) }
         return result
+    }
+
+    // MARK: Resource limits
+
+    /// Refuses to hold `bytes` in memory at once for `what` (an entry, or an image decoded from
+    /// one, as a message names it) when that is above `limits.maximumMemory`, and records it in
+    /// `exceededLimit`.
+    public func reserveMemory(_ bytes: UInt64, for what: String) throws(ArchiveError) {
+        guard bytes > limits.maximumMemory else { return }
+        let error = ArchiveError.memoryLimit(archive: path, what: what, size: bytes, limit: limits.maximumMemory)
+        if exceededLimit == nil { exceededLimit = error }
+        throw error
+    }
+
+    /// Throws the resource limit this input hit: the memory limit, found by an earlier read
+    /// (even one whose failure was reported as a finding), or the time limit, now. Called between
+    /// the steps of every command, so an input over its limits is refused, not processed slowly.
+    public func checkLimits() throws(ArchiveError) {
+        if let exceededLimit { throw exceededLimit }
+        if ContinuousClock.now > deadline {
+            let error = ArchiveError.timeLimit(archive: path, seconds: limits.maximumSeconds)
+            exceededLimit = error
+            throw error
+        }
+    }
+
+    private static func deadline(after seconds: Double) -> ContinuousClock.Instant {
+        // Far beyond any run (and beyond what Duration holds) counts as no limit.
+        let bounded = seconds.isFinite ? min(max(seconds, 0), 1e9) : 1e9
+        return ContinuousClock.now.advanced(by: .milliseconds(Int64(bounded * 1000)))
     }
 
     /// Streams an entry's uncompressed content in chunks, checking that it is exactly as long as

@@ -22,8 +22,6 @@ struct IconResolver {
     static let fallbackFiles = ["Icon.png", "Icon-60@2x.png", "Icon-72.png", "Icon-76.png"]
     /// Bytes read from the front of a file to find its IHDR (CgBI chunk + IHDR fit in 49).
     static let headerPrefix = 64
-    /// Largest Assets.car read into memory to look for an icon set.
-    static let maximumCatalogSize: UInt64 = 512 << 20
 
     struct Location {
         let source: IconSource
@@ -124,8 +122,12 @@ struct IconResolver {
             return
         }
         let catalog: AssetCatalog
+        let zip = archive.archive.zip
         do {
-            catalog = try AssetCatalog(bytes: archive.archive.zip.read(entry, maximumSize: Self.maximumCatalogSize))
+            // The catalog is read whole, within the input's memory limit; so are the renditions decoded.
+            var limits = AssetCatalog.Limits()
+            limits.maximumPixels = min(limits.maximumPixels, zip.limits.maximumPixels)
+            catalog = try AssetCatalog(bytes: zip.read(entry, maximumSize: .max), limits: limits)
         } catch {
             result.unreadable.append(UnreadableIcon(path: catalogPath, reason: "\(error)"))
             result.trace.append("assetCatalog: Assets.car cannot be read (\(error))")
@@ -133,6 +135,15 @@ struct IconResolver {
         }
         let iPadOnly = Set(archive.app.deviceFamilies) == [2]
         do {
+            let formatLimit = AssetCatalog.Limits().maximumPixels
+            if let set = catalog.facet(named: setName),
+               let largest = catalog.renditions(of: set).map(\.area).filter({ $0 <= formatLimit }).max() {
+                // Decoding holds the rendition as RGBA: refuse the input rather than skip an icon
+                // that fits the format (beyond it, the rendition is damage, skipped with its code)
+                // but not the memory limit.
+                let (bytes, overflow) = UInt64(clamping: largest).multipliedReportingOverflow(by: 4)
+                try zip.reserveMemory(overflow ? .max : bytes, for: "the largest rendition of '\(catalogPath)#\(setName)', decoded,")
+            }
             guard let selection = try catalog.appIcon(named: setName, iPadOnly: iPadOnly) else {
                 result.trace.append("assetCatalog: Assets.car has no bitmap icon set named '\(setName)'")
                 return
@@ -278,6 +289,11 @@ extension AppArchive {
         guard let bytes = try read(icon.path, maximumSize: 64 << 20) else {
             throw BundleError.entryMissing(archive: archive.path, path: icon.path)
         }
+        // The format's bounds first (PNG_DIMENSIONS), then the input's memory limit.
+        let header = try PNGHeader(prefix: Array(bytes.prefix(IconResolver.headerPrefix)), checksums: .ignore)
+        try PNGLimits.default.check(header)
+        try archive.zip.reserveMemory(
+            UInt64(clamping: header.pixelCount) * 4, for: "'\(icon.path)' decoded (\(header.width)x\(header.height))")
         // Icons are for display: a bad checksum does not stop decoding.
         return try CgBIConverter.standardPNG(from: bytes, checksums: .ignore)
     }

@@ -30,7 +30,7 @@ struct AssetsCommand: ParsableCommand {
             let found = try reportingErrors {
                 let archive = try AppArchive(path: ipa, limits: limits.limits)
                 let path = archive.app.path + "/Assets.car"
-                guard let bytes = try archive.read(path, maximumSize: 512 << 20) else {
+                guard let bytes = try archive.read(path, maximumSize: .max) else {  // within --max-memory
                     Terminal.standardError("ipawrap: \(ipa): the app has no Assets.car")
                     return false
                 }

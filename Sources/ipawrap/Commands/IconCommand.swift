@@ -28,6 +28,7 @@ struct IconCommand: ParsableCommand {
         let found = try reportingErrors {
             let archive = try AppArchive(path: ipa, limits: limits.limits)
             let resolution = archive.resolveIcon()
+            try archive.checkLimits()
             if trace { for line in resolution.trace { print("  " + line) } }
             guard let icon = resolution.icon else {
                 Terminal.standardError("ipawrap: \(ipa): no app icon was found (run with --trace to see where ipawrap looked)")
