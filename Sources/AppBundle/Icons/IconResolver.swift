@@ -129,8 +129,8 @@ struct IconResolver {
             limits.maximumPixels = min(limits.maximumPixels, zip.limits.maximumPixels)
             catalog = try AssetCatalog(bytes: zip.read(entry, maximumSize: .max), limits: limits)
         } catch {
-            result.unreadable.append(UnreadableIcon(path: catalogPath, reason: "\(error)"))
-            result.trace.append("assetCatalog: Assets.car cannot be read (\(error))")
+            result.unreadable.append(UnreadableIcon(path: catalogPath, reason: AppArchive.describe(error)))
+            result.trace.append("assetCatalog: Assets.car cannot be read (\(AppArchive.describe(error)))")
             return
         }
         let iPadOnly = Set(archive.app.deviceFamilies) == [2]
@@ -163,8 +163,8 @@ struct IconResolver {
                 path: catalogPath + "#" + rendition.name, source: .assetCatalog, width: image.width,
                 height: image.height, format: .assetCatalog, assetImage: image)
         } catch {
-            result.unreadable.append(UnreadableIcon(path: catalogPath, reason: "\(error)"))
-            result.trace.append("assetCatalog: the icon set '\(setName)' cannot be extracted (\(error))")
+            result.unreadable.append(UnreadableIcon(path: catalogPath, reason: AppArchive.describe(error)))
+            result.trace.append("assetCatalog: the icon set '\(setName)' cannot be extracted (\(AppArchive.describe(error)))")
         }
     }
 
@@ -264,7 +264,7 @@ private struct RootFiles {
             let prefix = try source.read(offset: 0, count: Int(min(entry.uncompressedSize, UInt64(IconResolver.headerPrefix))))
             return .success(try PNGHeader(prefix: prefix, checksums: .ignore))
         } catch {
-            return .failure(UnreadableReason("\(error)"))
+            return .failure(UnreadableReason(AppArchive.describe(error)))
         }
     }
 }
