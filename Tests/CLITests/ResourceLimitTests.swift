@@ -133,4 +133,58 @@ import TestSupport
         }
         #expect(try status(builder, ["inspect", "{in}", "--time-limit", "0"]).status == 64)
     }
+
+    /// Every IPA the tests ship (the hostile corpus, the sample app) and a real app's catalog and
+    /// binaries, inspected and wrapped under a 16 MiB memory limit and 20 s: each answers (0, 1 or
+    /// 65), within 20 s, with a peak RSS under twice the limit plus 64 MB (the runtime's own). The
+    /// peak comes from `wait4` in a python wrapper, so it is this process's child alone.
+    @Test func everyFixtureStaysWithinTheLimits() throws {
+        let scratch = try ScratchDirectory("limits-all")
+        var inputs = try FileManager.default.contentsOfDirectory(atPath: Fixtures.path("hostile"))
+            .filter { $0.hasSuffix(".ipa") }.sorted().map { Fixtures.path("hostile/" + $0) }
+        inputs.append(Fixtures.packageRoot.appendingPathComponent("Samples/Sample.ipa").path)
+        var isign = IPABuilder(appName: "isignTestApp", bundleIdentifier: "com.saucelabs.isignTestApp")
+        isign.rawInfoPlist = try Fixtures.bytes("isign/Test.app/Info.plist")
+        isign.executable = try Fixtures.bytes("isign/Test.app/isignTestApp")
+        isign.addFile("Assets.car", try Fixtures.bytes("isign/Test.app/Assets.car"))
+        isign.addFile("Frameworks/libswiftContacts.dylib", try Fixtures.bytes("isign/Test.app/Frameworks/libswiftContacts.dylib"), mode: 0o100755)
+        inputs.append(try scratch.write("isign.ipa", try isign.bytes()))
+        inputs.append(try scratch.write("catalog.ipa", try catalogApp().bytes()))
+        let measure = try scratch.write("measure.py", Array(Self.measureScript.utf8))
+        let limitMB = 16
+        var worst = (rss: 0, seconds: 0.0, what: "")
+        for input in inputs {
+            for command in [["inspect", input], ["wrap", input, "-o", scratch.path("out.ipa")]] {
+                let arguments = [measure, Command.ipawrapPath] + command + ["--max-memory", "\(limitMB)M", "--time-limit", "20"]
+                let result = try Command.run("python3", arguments)
+                let fields = result.stdout.split(separator: " ")
+                guard fields.count == 3, let status = Int32(fields[0]), let rssKB = Int(fields[1]),
+                      let seconds = Double(fields[2].trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                    Issue.record("\(command): \(result.stdout) \(result.stderr)")
+                    continue
+                }
+                #expect([0, 1, 65].contains(status), "\(command): exit \(status)")
+                #expect(rssKB <= (2 * limitMB + 64) * 1024, "\(command): peak RSS \(rssKB) KB")
+                #expect(seconds <= 20, "\(command): \(seconds) s")
+                if rssKB > worst.rss { worst = (rssKB, seconds, command.joined(separator: " ")) }
+                try? FileManager.default.removeItem(atPath: scratch.path("out.ipa"))
+            }
+        }
+        #expect(inputs.count > 60)
+        print("everyFixtureStaysWithinTheLimits: \(inputs.count) inputs; highest peak RSS \(worst.rss) KB (\(worst.what))")
+    }
+
+    static let measureScript = """
+        import os, sys, time
+        start = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)
+            os.dup2(null, 2)
+            os.execv(sys.argv[1], sys.argv[1:])
+        _, status, usage = os.wait4(pid, 0)
+        print(os.waitstatus_to_exitcode(status), usage.ru_maxrss, round(time.monotonic() - start, 3))
+        """
 }
+

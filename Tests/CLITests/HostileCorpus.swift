@@ -1,0 +1,221 @@
+import Foundation
+import TestSupport
+
+/// The hostile corpus committed in `Tests/Fixtures/hostile/`: files of every kind ipawrap reads,
+/// each listed in `cases.tsv` with the commands that must refuse (or report) it and the codes they
+/// must give. `HostileCorpusTests` runs every line through the command line; this type is how the
+/// files and the manifest were made (`IPAWRAP_WRITE_FIXTURES=1 swift test --filter
+/// HostileCorpusTests/writeCorpus` writes them again, and a test checks they still match).
+enum HostileCorpus {
+    static let folder = "hostile"
+    static let manifestName = "cases.tsv"
+
+    /// What one command must do with one file.
+    struct Expectation: Sendable {
+        /// `inspect`, `check`, `wrap`, `repack`, `icon`, `assets`, `profile` or `policy`.
+        var command: String
+        var exit: Int32
+        /// The first is the code of the error (exit 64, 65, 74) or of a finding (exit 0, 1); the
+        /// others must appear in the same message (the underlying format's code).
+        var codes: [String]
+        /// Extra options, e.g. a lowered limit.
+        var arguments: [String] = []
+    }
+
+    struct Item {
+        var file: String
+        var what: String
+        var bytes: [UInt8]
+        var expectations: [Expectation]
+    }
+
+    // MARK: The manifest
+
+    static let header = "# file\tcommand\texit\tcodes\targuments\twhat"
+
+    /// One line per expectation, tab-separated; codes joined by `+`, arguments by spaces.
+    static func manifest(_ items: [Item]) -> String {
+        var lines = [
+            "# The hostile corpus: each file, the command run on it, the exit status and the codes it must give",
+            "# (the first is the error or finding; the others must appear in its message). Made by",
+            "# Tests/CLITests/HostileCorpus.swift; run by HostileCorpusTests. Columns:",
+            header,
+        ]
+        for item in items {
+            for expectation in item.expectations {
+                lines.append([
+                    item.file, expectation.command, String(expectation.exit), expectation.codes.joined(separator: "+"),
+                    expectation.arguments.joined(separator: " "), item.what,
+                ].joined(separator: "\t"))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: The files
+
+    static func items() throws -> [Item] {
+        var items: [Item] = []
+        func add(_ file: String, _ what: String, _ bytes: [UInt8], _ expectations: [Expectation]) {
+            items.append(Item(file: file, what: what, bytes: bytes, expectations: expectations))
+        }
+        /// The archive is refused, whatever the command.
+        func refused(_ code: String, _ arguments: [String] = []) -> [Expectation] {
+            ["inspect", "wrap", "repack"].map { Expectation(command: $0, exit: 65, codes: [code], arguments: arguments) }
+        }
+
+        // Archives: unsafe names (zip slip, absolute, backslashes, control bytes), duplicates,
+        // symlinks that escape or loop, encryption, LZFSE and unknown methods, sizes and data
+        // descriptors that lie, zip bombs, overlapping entries, damaged structure, app layout.
+        for hostile in HostileArchives.all {
+            add("archive-\(hostile.name).ipa", "archive: \(hostile.name.replacingOccurrences(of: "-", with: " "))", hostile.bytes,
+                refused(hostile.code))
+        }
+        add("archive-zip-slip-trailing-dotdot.ipa", "archive: a name ending in a .. component", {
+            var zip = ZipBuilder()
+            zip.directory("Payload/")
+            zip.file("Payload/A.app/Info.plist", "<plist version=\"1.0\"><dict/></plist>")
+            zip.file("Payload/A.app/..", "x")
+            return zip.bytes()
+        }(), refused("ARCHIVE_UNSAFE_NAME"))
+        add("archive-zip-slip-empty-component.ipa", "archive: a name with an empty component (Payload//x)", {
+            var zip = ZipBuilder()
+            zip.file("Payload/A.app/Info.plist", "<plist version=\"1.0\"><dict/></plist>")
+            zip.file("Payload//A.app/x", "x")
+            return zip.bytes()
+        }(), refused("ARCHIVE_UNSAFE_NAME"))
+        add("archive-total-size-bomb.ipa",
+            "archive: 100 entries of 1 MiB of zeros, each under the ratio check, 100 MiB in all (64M limit)", {
+            var zip = ZipBuilder()
+            zip.file("Payload/A.app/Info.plist", "<plist version=\"1.0\"><dict/></plist>")
+            let zeros = [UInt8](repeating: 0, count: (1 << 20) - 1)
+            for index in 0..<100 { zip.file("Payload/A.app/zeros-\(index)", zeros) }
+            return zip.bytes()
+        }(), refused("ARCHIVE_TOTAL_SIZE_LIMIT", ["--max-total-size", "64M"]))
+        add("archive-too-many-entries.ipa", "archive: 300 entries (limit 256)", {
+            var zip = ZipBuilder()
+            zip.file("Payload/A.app/Info.plist", "<plist version=\"1.0\"><dict/></plist>")
+            for index in 0..<299 { zip.file("Payload/A.app/f\(index)", [UInt8(index & 0xFF)], compression: .stored) }
+            return zip.bytes()
+        }(), refused("ARCHIVE_TOO_MANY_ENTRIES", ["--max-entries", "256"]))
+        add("archive-not-an-app.ipa", "archive: isign's NotAnApp.ipa, a zip with no Payload/", try Fixtures.bytes("isign/NotAnApp.ipa"),
+            refused("ARCHIVE_NO_APP"))
+
+        // Resource limits on an ordinary app: refused, not processed slowly.
+        var padded = IPABuilder()
+        padded.addPrimaryIcon()
+        padded.info["Padding"] = .data([UInt8](repeating: 0x5A, count: 2 << 20))
+        add("limit-large-info-plist.ipa", "an Info.plist of 2.7 MB (memory limit 1M)", try padded.bytes(), [
+            Expectation(command: "inspect", exit: 65, codes: ["ARCHIVE_MEMORY_LIMIT"], arguments: ["--max-memory", "1M"]),
+            Expectation(command: "wrap", exit: 65, codes: ["ARCHIVE_MEMORY_LIMIT"], arguments: ["--max-memory", "1M"]),
+            Expectation(command: "inspect", exit: 0, codes: []),
+        ])
+        var plain = IPABuilder()
+        plain.addPrimaryIcon()
+        add("limit-time.ipa", "an ordinary app given a microsecond", try plain.bytes(), [
+            Expectation(command: "inspect", exit: 65, codes: ["ARCHIVE_TIME_LIMIT"], arguments: ["--time-limit", "0.000001"]),
+            Expectation(command: "wrap", exit: 65, codes: ["ARCHIVE_TIME_LIMIT"], arguments: ["--time-limit", "0.000001"]),
+            Expectation(command: "repack", exit: 65, codes: ["ARCHIVE_TIME_LIMIT"], arguments: ["--time-limit", "0.000001"]),
+        ])
+
+        // Info.plists: binary plists with cycles and huge counts, 10,000-deep nesting, XML entity
+        // bombs and external entities. The app cannot be read: refused.
+        for name in [
+            "PLIST_CYCLE--self-referencing-array", "PLIST_CYCLE--dict-array-cycle", "PLIST_BINARY_COUNT--array-count-2e60",
+            "PLIST_BINARY_COUNT--dict-count-2e60", "PLIST_BINARY_TRAILER--object-count-2e60",
+            "PLIST_BINARY_REF--array-ref-out-of-range", "PLIST_BINARY_TRAILER--truncated-trailer",
+            "PLIST_TOO_DEEP--10000-nested-arrays", "PLIST_TOO_DEEP--10000-nested-xml-arrays",
+            "PLIST_TOO_MANY_OBJECTS--shared-reference-bomb", "PLIST_XML_ENTITY--billion-laughs",
+            "PLIST_XML_ENTITY--external-entity", "PLIST_XML_ENTITY--external-parameter-entity",
+        ] {
+            let code = String(name.prefix { $0 != "-" })
+            var builder = IPABuilder()
+            builder.rawInfoPlist = try Fixtures.bytes("plist/hostile/\(name).plist")
+            let what = name.components(separatedBy: "--").last ?? name
+            add("info-plist-\(what).ipa", "Info.plist: \(what.replacingOccurrences(of: "-", with: " "))", try builder.bytes(), [
+                    Expectation(command: "inspect", exit: 65, codes: ["BUNDLE_INFO_PLIST_INVALID", code]),
+                    Expectation(command: "wrap", exit: 65, codes: ["BUNDLE_INFO_PLIST_INVALID", code]),
+                ])
+        }
+
+        // Provisioning profiles: DER lengths past the end, cut short, garbage.
+        let profile = try Fixtures.bytes("profiles/generated/app.mobileprovision")
+        // The outer SEQUENCE's two-byte length (30 82 hi lo) made to claim 1,000 bytes more than there are.
+        guard profile.count > 4, profile[0] == 0x30, profile[1] == 0x82 else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "app.mobileprovision is not DER as expected"])
+        }
+        var longer = profile
+        let length = (Int(profile[2]) << 8 | Int(profile[3])) + 1000
+        longer[2] = UInt8(truncatingIfNeeded: length >> 8)
+        longer[3] = UInt8(length & 0xFF)
+        let profiles: [(String, String, [UInt8], String)] = [
+            ("profile-length-past-end.mobileprovision", "profile: the outer DER length claims 1,000 more bytes", longer, "PROFILE_TRUNCATED"),
+            ("profile-cut-in-half.mobileprovision", "profile: the DER cut in half", Array(profile.prefix(profile.count / 2)), "PROFILE_TRUNCATED"),
+            ("profile-bytes-after-the-end.mobileprovision", "profile: bytes after the outer DER element", profile + [0, 1, 2, 3], "PROFILE_MALFORMED_ASN1"),
+        ]
+        for (file, what, bytes, code) in profiles {
+            add(file, what, bytes, [Expectation(command: "profile", exit: 65, codes: [code])])
+            var embedded = IPABuilder()
+            embedded.addPrimaryIcon()
+            embedded.profile = bytes
+            add(file.replacingOccurrences(of: ".mobileprovision", with: "-embedded.ipa"), what + ", embedded in an app",
+                try embedded.bytes(), [
+                    Expectation(command: "check", exit: 1, codes: ["PROFILE_UNREADABLE", code]),
+                    Expectation(command: "wrap", exit: 1, codes: ["PROFILE_UNREADABLE", code]),
+                ])
+        }
+
+        // Policy files: entity bombs and external entities.
+        for name in ["billion-laughs", "external-entity"] {
+            add("policy-\(name).xml", "policy: \(name.replacingOccurrences(of: "-", with: " "))",
+                try Fixtures.bytes("policy/invalid/XML_ENTITY_DECLARATION.\(name).xml"),
+                [Expectation(command: "policy", exit: 65, codes: ["POLICY_INVALID", "XML_ENTITY_DECLARATION"])])
+        }
+
+        // Executables: load commands past the header, and other damage. A finding, not a crash.
+        for name in [
+            "MACHO_LOAD_COMMANDS--ncmds-past-header", "MACHO_LOAD_COMMANDS--cmdsize-past-area",
+            "MACHO_TRUNCATED--sizeofcmds-past-file", "MACHO_FAT_OVERLAP--fat-slices-overlap",
+            "MACHO_SYMBOL_TABLE--nsyms-2-to-the-31",
+        ] {
+            let code = String(name.prefix { $0 != "-" })
+            var builder = IPABuilder()
+            builder.addPrimaryIcon()
+            builder.executable = try Fixtures.bytes("macho/hostile/\(name).macho")
+            add("executable-\(name.components(separatedBy: "--").last ?? name).ipa", "executable: \(name.components(separatedBy: "--").last ?? name)",
+                try builder.bytes(), [Expectation(command: "inspect", exit: 0, codes: ["BINARY_UNREADABLE", code])])
+        }
+        var signature = IPABuilder()
+        signature.addPrimaryIcon()
+        signature.executable = try Fixtures.bytes("macho/hostile/MACHO_SIGNATURE--superblob-count-past-blob.macho")
+        add("executable-signature-count-past-blob.ipa", "executable: a code signature whose blob count runs past it",
+            try signature.bytes(), [Expectation(command: "inspect", exit: 0, codes: ["SIGNED_ENTITLEMENTS_UNREADABLE", "MACHO_SIGNATURE"])])
+
+        // Icons: PNG dimensions that overflow or exceed the decoder's bounds.
+        for (name, inspected) in [
+            ("PNG_DIMENSIONS-7fffffff-square", nil), ("PNG_DIMENSIONS-over-pixel-limit", nil),
+            ("PNG_DIMENSIONS-width-over-2-31", "ICON_UNREADABLE"),
+        ] as [(String, String?)] {
+            var builder = IPABuilder()
+            builder.info["CFBundleIconFiles"] = ["Icon"]
+            builder.addFile("Icon.png", try Fixtures.bytes("png/hostile/\(name).png"))
+            var expectations = [Expectation(command: "icon", exit: inspected == nil ? 65 : 1, codes: inspected == nil ? ["PNG_DIMENSIONS"] : [])]
+            if let inspected { expectations.append(Expectation(command: "inspect", exit: 0, codes: [inspected, "PNG_DIMENSIONS"])) }
+            add("icon-\(name.dropFirst("PNG_DIMENSIONS-".count)).ipa", "icon: \(name.dropFirst("PNG_DIMENSIONS-".count))",
+                try builder.bytes(), expectations)
+        }
+
+        // Asset catalogs: trees that loop.
+        for name in ["index-node-is-its-own-child", "leaf-forward-to-itself", "leaves-link-back"] {
+            var builder = IPABuilder()
+            builder.info["CFBundleIconName"] = "AppIcon"
+            builder.addFile("Assets.car", try Fixtures.bytes("assets/hostile/CAR_TREE_LOOP.\(name).car"))
+            add("assets-tree-loop-\(name).ipa", "Assets.car: a tree where the \(name.replacingOccurrences(of: "-", with: " "))",
+                try builder.bytes(), [
+                    Expectation(command: "assets", exit: 65, codes: ["CAR_TREE_LOOP"]),
+                    Expectation(command: "inspect", exit: 0, codes: ["ICON_UNREADABLE", "CAR_TREE_LOOP"]),
+                ])
+        }
+        return items
+    }
+}
