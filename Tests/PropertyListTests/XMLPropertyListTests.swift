@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PropertyList
 import TestSupport
 import Testing
@@ -137,16 +142,45 @@ import Testing
         #expect(structure.message.contains("\"a\""))
     }
 
-    @Test func entitiesAreRefusedAndNothingIsFetched() throws {
+    @Test func entitiesAreRefused() throws {
         let declared = "<?xml version=\"1.0\"?><!DOCTYPE plist [<!ENTITY name \"value\">]><plist><string>&name;</string></plist>"
         #expect(error(declared)?.code == "PLIST_XML_ENTITY")
         let undeclared = Self.head + "<plist><string>&name;</string></plist>"
         #expect(error(undeclared)?.code == "PLIST_XML_ENTITY")
-        // An external DTD (as in every Apple DOCTYPE) is never loaded, so an unreachable one is fine.
-        let external = "<?xml version=\"1.0\"?><!DOCTYPE plist SYSTEM \"http://127.0.0.1:9/none.dtd\"><plist><string>ok</string></plist>"
-        #expect(try read(external) == "ok")
         // Predefined entities and character references are plain text, not entities.
         #expect(try read("<plist><string>&quot;&apos;&#65;</string></plist>") == "\"'A")
+    }
+
+    /// External DTDs and entities name a real listener on 127.0.0.1: the documents that use them
+    /// are refused with their code, the DTD of every Apple DOCTYPE is simply not loaded, and no
+    /// connection ever reaches the listener (whose accept queue is checked without blocking).
+    @Test func externalReferencesAreNeverFetched() throws {
+        let listener = try LocalListener()
+        let base = "http://127.0.0.1:\(listener.port)"
+        let doctype = "<!DOCTYPE plist PUBLIC \"-//Apple//DTD PLIST 1.0//EN\" \"\(base)/PropertyList-1.0.dtd\""
+
+        // The external subset alone (what every Apple plist has): read, without loading it.
+        #expect(try read("<?xml version=\"1.0\"?>\n\(doctype)>\n<plist version=\"1.0\"><string>ok</string></plist>") == "ok")
+        // An external general entity, used in the content.
+        let external = "<?xml version=\"1.0\"?>\n\(doctype) [\n<!ENTITY secret SYSTEM \"\(base)/secret\">\n]>\n"
+            + "<plist version=\"1.0\"><string>&secret;</string></plist>"
+        let entity = try #require(error(external))
+        #expect(entity.code == "PLIST_XML_ENTITY")
+        #expect(entity.line == 3)
+        // An external parameter entity, expanded in the internal subset.
+        let parameter = "<?xml version=\"1.0\"?>\n\(doctype) [\n<!ENTITY % remote SYSTEM \"\(base)/remote.dtd\">\n%remote;\n]>\n"
+            + "<plist version=\"1.0\"><string>x</string></plist>"
+        #expect(error(parameter)?.code == "PLIST_XML_ENTITY")
+        // An entity the external subset would declare, if it were loaded.
+        let fromSubset = "<?xml version=\"1.0\"?>\n\(doctype)>\n<plist version=\"1.0\"><string>&fromDTD;</string></plist>"
+        #expect(error(fromSubset)?.code == "PLIST_XML_ENTITY")
+
+        #expect(listener.acceptPending() == 0, "the parser connected to \(base)")
+
+        // The control: a connection to the listener is seen.
+        let client = try listener.connectToSelf()
+        defer { close(client) }
+        #expect(listener.acceptPending() == 1)
     }
 
     @Test func structureErrors() {
