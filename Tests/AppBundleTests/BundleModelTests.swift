@@ -44,6 +44,25 @@ import TestSupport
         #expect(model.rootItems == ["SwiftSupport/", "iTunesMetadata.plist"])
     }
 
+    @Test func extensionKitExtensionsAreNestedBundles() throws {
+        var builder = IPABuilder()
+        builder.addPrimaryIcon()
+        var info = IPABuilder.infoPlist(name: "Intents", bundleIdentifier: "com.example.sample.intents", packageType: "XPC!")
+        info["EXAppExtensionAttributes"] = ["EXExtensionPointIdentifier": "com.apple.appintents-extension"]
+        builder.nested.append(.init(path: "Extensions/Intents.appex", info: info, executable: IPABuilder.executable(fileType: 8)))
+        builder.nested[0].files["Assets.car"] = .init(data: [1, 2, 3])
+        // Not a bundle: a folder in Extensions without the .appex extension.
+        builder.addFile("Extensions/Notes/readme.txt", Array("not a bundle".utf8))
+        let (model, _) = try archive(builder)
+        let nested = model.nestedBundles.map { "\($0.kind.rawValue) \($0.path) \($0.bundleIdentifier ?? "-")" }
+        #expect(nested == ["appex Payload/Sample.app/Extensions/Intents.appex com.example.sample.intents"])
+        let appex = try #require(model.nestedBundles.first)
+        #expect(appex.parentPath == "Payload/Sample.app")
+        #expect(appex.executablePath == "Payload/Sample.app/Extensions/Intents.appex/Intents")
+        #expect(appex.isSigned)
+        #expect(appex.infoPlistProblem == nil)
+    }
+
     @Test func readsTheIsignBinaryInfoPlist() throws {
         var builder = IPABuilder(appName: "isignTestApp")
         builder.rawInfoPlist = try Fixtures.bytes("isign/Test.app/Info.plist")

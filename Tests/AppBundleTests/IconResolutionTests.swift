@@ -111,6 +111,106 @@ import TestSupport
         #expect(try resolve(builder).icon?.path == "Payload/Sample.app/Small.png")
     }
 
+    /// Step 1's locations in their order, each able to name one icon file.
+    enum Location: String, CaseIterable, Sendable, CustomStringConvertible {
+        case bundleIcons, primaryIcon, iconFiles, iconFile, newsstandIcon, documentTypes
+
+        var description: String { rawValue }
+
+        var source: IconSource {
+            switch self {
+            case .bundleIcons: .bundleIcons
+            case .primaryIcon: .primaryIcon
+            case .iconFiles: .iconFiles
+            case .iconFile: .iconFile
+            case .newsstandIcon: .newsstandIcon
+            case .documentTypes: .documentTypes
+            }
+        }
+
+        /// Sets this location's key to name `name`.
+        func name(_ name: String, in builder: inout IPABuilder) {
+            switch self {
+            case .bundleIcons: builder.info["CFBundleIcons"] = ["CFBundlePrimaryIcon": ["CFBundleIconFiles": [.string(name)]]]
+            case .primaryIcon: builder.info["CFBundlePrimaryIcon"] = ["CFBundleIconFiles": [.string(name)]]
+            case .iconFiles: builder.info["CFBundleIconFiles"] = [.string(name)]
+            case .iconFile: builder.info["CFBundleIconFile"] = .string(name)
+            case .newsstandIcon: builder.info["UINewsstandIcon"] = ["CFBundleIconFiles": [.string(name)]]
+            case .documentTypes:
+                builder.info["CFBundleDocumentTypes"] = [["CFBundleTypeName": "Document", "CFBundleTypeIconFiles": [.string(name)]]]
+            }
+        }
+    }
+
+    /// Each adjacent pair of step 1's locations: (earlier, later).
+    static let adjacentLocations = zip(Location.allCases, Location.allCases.dropFirst()).map { ($0, $1) }
+
+    @Test(arguments: adjacentLocations)
+    func theEarlierOfTwoAdjacentLocationsWinsOverALargerImage(_ earlier: Location, _ later: Location) throws {
+        var builder = bare()
+        earlier.name("Early", in: &builder)
+        later.name("Late", in: &builder)
+        builder.addFile("Early.png", png(40, seed: 1))
+        builder.addFile("Late.png", png(200, seed: 2))
+        let icon = try #require(try resolve(builder).icon)
+        #expect(icon.source == earlier.source)
+        #expect(icon.path == "Payload/Sample.app/Early.png")
+        #expect((icon.width, icon.height) == (40, 40))
+
+        // The control: without the earlier one, the later location gives its (larger) image.
+        var alone = bare()
+        later.name("Late", in: &alone)
+        alone.addFile("Early.png", png(40, seed: 1))
+        alone.addFile("Late.png", png(200, seed: 2))
+        let lateIcon = try #require(try resolve(alone).icon)
+        #expect(lateIcon.source == later.source)
+        #expect(lateIcon.path == "Payload/Sample.app/Late.png")
+    }
+
+    @Test func iPhoneVariantsResolve() throws {
+        var builder = bare()
+        builder.info["CFBundleIconFiles"] = ["AppIcon60x60"]
+        builder.addFile("AppIcon60x60~iphone.png", png(60, seed: 1))
+        builder.addFile("AppIcon60x60@2x~iphone.png", png(120, seed: 2))
+        builder.addFile("AppIcon60x60@3x~iphone.png", png(180, seed: 3))
+        let resolution = try resolve(builder)
+        let icon = try #require(resolution.icon)
+        #expect(icon.source == .iconFiles)
+        #expect(icon.path == "Payload/Sample.app/AppIcon60x60@3x~iphone.png")
+        #expect(icon.width == 180)
+        #expect(resolution.trace.last?.contains("among AppIcon60x60~iphone.png 60x60, AppIcon60x60@2x~iphone.png 120x120, "
+            + "AppIcon60x60@3x~iphone.png 180x180") == true, "\(resolution.trace)")
+
+        // Only the ~iphone file: still found.
+        var single = bare()
+        single.info["CFBundleIcons"] = ["CFBundlePrimaryIcon": ["CFBundleIconFiles": ["Phone"]]]
+        single.addFile("Phone@2x~iphone.png", png(120))
+        #expect(try resolve(single).icon?.path == "Payload/Sample.app/Phone@2x~iphone.png")
+    }
+
+    @Test func aTopLevelNewsstandIconIsALocation() throws {
+        var builder = bare()
+        builder.info["UINewsstandIcon"] = ["CFBundleIconFiles": ["Paper"], "UINewsstandBindingType": "UINewsstandBindingTypeMagazine"]
+        builder.addFile("Paper@2x.png", png(100))
+        let resolution = try resolve(builder)
+        let icon = try #require(resolution.icon)
+        #expect(icon.source == .newsstandIcon)
+        #expect(icon.path == "Payload/Sample.app/Paper@2x.png")
+        #expect(resolution.trace.last?.hasPrefix("UINewsstandIcon > CFBundleIconFiles: chose Paper@2x.png") == true, "\(resolution.trace)")
+    }
+
+    @Test func aTopLevelStringPrimaryIconIsALocation() throws {
+        var builder = bare()
+        builder.info["CFBundlePrimaryIcon"] = "Top"
+        builder.addFile("Top.png", png(64, seed: 1))
+        builder.addFile("Top@2x.png", png(128, seed: 2))
+        builder.info["CFBundleIconFiles"] = ["Later"]
+        builder.addFile("Later.png", png(256, seed: 3))
+        let icon = try #require(try resolve(builder).icon)
+        #expect(icon.source == .primaryIcon)
+        #expect(icon.path == "Payload/Sample.app/Top@2x.png")
+    }
+
     @Test func danglingNamesAreReportedAndTheSearchGoesOn() throws {
         var builder = bare()
         builder.info["CFBundleIcons"] = ["CFBundlePrimaryIcon": ["CFBundleIconFiles": ["AppIcon60x60", "AppIcon40x40"]]]
