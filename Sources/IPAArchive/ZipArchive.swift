@@ -85,7 +85,12 @@ public final class ZipArchive {
             let (sum, overflow) = totalSize.addingReportingOverflow(record.uncompressedSize)
             totalSize = overflow ? .max : sum
             guard totalSize <= limits.maximumTotalUncompressedSize else {
-                throw .totalSizeLimit(archive: path, total: totalSize, limit: limits.maximumTotalUncompressedSize)
+                // The message names what the whole archive declares, not the sum so far.
+                let declared = records.reduce(UInt64(0)) { total, record in
+                    let (sum, overflow) = total.addingReportingOverflow(record.uncompressedSize)
+                    return overflow ? .max : sum
+                }
+                throw .totalSizeLimit(archive: path, total: declared, limit: limits.maximumTotalUncompressedSize)
             }
             let span = try LocalHeader.span(of: record, name: name, in: file, archive: path)
             let host = record.versionMadeBy >> 8
