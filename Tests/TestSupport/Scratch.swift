@@ -48,13 +48,19 @@ public enum Command {
     /// The `ipawrap` binary built beside the running test bundle (or `IPAWRAP_BIN`).
     public static var ipawrapPath: String {
         if let override = ProcessInfo.processInfo.environment["IPAWRAP_BIN"] { return override }
+        return builtProductPath("ipawrap")
+    }
+
+    /// An executable product of this package (e.g. `sample-generator`), built beside the running
+    /// test bundle.
+    public static func builtProductPath(_ name: String) -> String {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0])
         var folder = bundle.deletingLastPathComponent()
         // swift test runs `<bin>/ipawrapPackageTests.xctest`; on macOS it is a bundle folder.
         if folder.lastPathComponent == "MacOS" {
             folder = folder.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         }
-        return folder.appendingPathComponent("ipawrap").path
+        return folder.appendingPathComponent(name).path
     }
 
     @discardableResult

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The sample app the README's first command wraps: it wraps with exactly one warning, and the
+/// committed file is what its generator (Scripts/make-sample) writes today.
+@Suite struct SampleAppTests {
+    static let sample = Fixtures.packageRoot.appendingPathComponent("Samples/Sample.ipa").path
+    static let generator = Command.builtProductPath("sample-generator")
+
+    @Test func theSampleWrapsWithOnlyTheSignatureWarning() throws {
+        let scratch = try ScratchDirectory("sample")
+        let before = try Fixtures.bytesAt(Self.sample)
+        let output = scratch.path("out.ipa")
+        let result = try Command.ipawrap(["wrap", Self.sample, "-o", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Findings: 0 errors, 1 warning"), "\(result.stdout)")
+        let findings = result.stdout.split(separator: "\n").filter { line in
+            ["error", "warning", "info"].contains { line.hasPrefix("  \($0) ") }
+        }
+        #expect(findings.count == 1, "\(result.stdout)")
+        #expect(findings.first?.hasPrefix("  warning SIGNATURE_INVALIDATED: Payload/Sample.app is signed") == true, "\(findings)")
+        #expect(result.stdout.contains("Wrapped \(Self.sample) into \(output) (ipa, "))
+
+        // The report as JSON agrees: one finding, that warning.
+        let json = try Command.ipawrap(["wrap", Self.sample, "-o", scratch.path("json.ipa"), "--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let all = try #require(report["findings"] as? [[String: Any]])
+        #expect(all.map { "\($0["severity"] as? String ?? "?") \($0["code"] as? String ?? "?")" } == ["warning SIGNATURE_INVALIDATED"])
+
+        #expect(try ZipOracle.unzipTest(output).status == 0)
+        #expect(try Fixtures.bytesAt(Self.sample) == before)
+        #expect(scratch.listing() == ["json.ipa", "out.ipa"])
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: generator), "sample-generator is not built beside the tests"))
+    func theCommittedSampleIsWhatTheGeneratorWrites() throws {
+        let scratch = try ScratchDirectory("sample")
+        let output = scratch.path("Sample.ipa")
+        let result = try Command.run(Self.generator, [output])
+        #expect(result.status == 0, "\(result.stderr)")
+        let generated = try Fixtures.bytesAt(output)
+        let committed = try Fixtures.bytesAt(Self.sample)
+        #expect(generated.count == committed.count)
+        #expect(generated == committed, "Samples/Sample.ipa is stale: run Scripts/make-sample")
+        // Deterministic: a second run writes the same bytes.
+        #expect(try Command.run(Self.generator, [scratch.path("again.ipa")]).status == 0)
+        #expect(try Fixtures.bytesAt(scratch.path("again.ipa")) == generated)
+    }
+}
