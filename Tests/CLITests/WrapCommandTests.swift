@@ -109,6 +109,89 @@ import TestSupport
         #expect(scratch.listing() == ["NoIcon.ipa"])
     }
 
+    /// The error codes a generated IPA can give, each with the app that gives it and the options.
+    static let errorCodes = [
+        "APP_ENCRYPTED", "SDK_VERSION_MISMATCH", "SDK_VERSION_INCONSISTENT", "APP_ID_WILDCARD", "APP_ID_MISMATCH",
+        "PROFILE_MISSING", "PROFILE_EXPIRED", "PROFILE_UNREADABLE", "TEAM_MISMATCH", "EXTENSION_ID_NOT_PREFIXED",
+        "ICON_NOT_FOUND", "ALREADY_WRAPPED",
+    ]
+
+    /// A framework bundle of the MDX SDK at `version`, linked by nothing in particular.
+    private static func mdxFramework(_ name: String, version: String) -> IPABuilder.Nested {
+        var info = IPABuilder.infoPlist(name: name, bundleIdentifier: "com.citrix.\(name)", version: version, build: "1", packageType: "FMWK")
+        info["CFBundleDisplayName"] = nil
+        return .init(
+            path: "Frameworks/\(name).framework", info: info,
+            executable: IPABuilder.executable(fileType: 6) { $0.installName = .init("@rpath/\(name).framework/\(name)") })
+    }
+
+    /// An app with an icon and the committed profile (which passes every check at `--at
+    /// 2026-06-01`), changed so that it gives the error `code`; and the extra options.
+    private static func failingApp(_ code: String) throws -> (IPABuilder, [String]) {
+        var builder = IPABuilder()
+        builder.addPrimaryIcon()
+        var options: [String] = []
+        switch code {
+        case "APP_ENCRYPTED":
+            builder.executable = IPABuilder.executable { $0.encryption = .init(cryptID: 1) }
+        case "SDK_VERSION_MISMATCH":
+            builder.nested.append(mdxFramework("CTXMAMCore", version: "20.9.0"))
+        case "SDK_VERSION_INCONSISTENT":
+            builder.nested.append(mdxFramework("CTXMAMCore", version: "20.10.5"))
+            builder.nested.append(mdxFramework("CTXMAMNetwork", version: "20.9.0"))
+        case "APP_ID_WILDCARD":
+            builder.profile = try ProfileBuilder.fixture(.wildcard)
+        case "APP_ID_MISMATCH":
+            builder.profile = try ProfileBuilder.fixture(.share)
+        case "PROFILE_MISSING":
+            builder.profile = nil
+        case "PROFILE_EXPIRED":
+            builder.profile = try ProfileBuilder.fixture(.expired)
+        case "PROFILE_UNREADABLE":
+            builder.profile = Array(try ProfileBuilder.fixture(.app).prefix(1_000))
+        case "TEAM_MISMATCH":
+            builder.profile = try ProfileBuilder.fixture(.otherTeam)
+            builder.addExtension("Share", bundleIdentifier: "com.example.sample.share")
+        case "EXTENSION_ID_NOT_PREFIXED":
+            // A wildcard profile matches the stray identifier, and is allowed: only the prefix is wrong.
+            builder.addExtension("Stray", bundleIdentifier: "com.other.stray", profile: try ProfileBuilder.fixture(.wildcard))
+            options = ["--allow-wildcard"]
+        case "ICON_NOT_FOUND":
+            builder = IPABuilder()
+        case "ALREADY_WRAPPED":
+            builder.addFile("MDXPolicy.bundle/policy_metadata.xml", try Fixtures.bytesAt(
+                Fixtures.packageRoot.appendingPathComponent("Templates/policies/general.xml").path))
+        default:
+            Issue.record("no app for \(code)")
+        }
+        return (builder, options)
+    }
+
+    @Test(arguments: errorCodes)
+    func eachErrorFindingStopsTheWrapAndWritesNothing(_ code: String) throws {
+        let scratch = try ScratchDirectory("wrap-error")
+        let (builder, options) = try Self.failingApp(code)
+        let bytes = try builder.bytes()
+        let input = try scratch.write("App.ipa", bytes)
+        for format in ["ipa", "mdx"] {
+            let result = try Command.ipawrap(
+                ["wrap", input, "-o", scratch.path("out.\(format)"), "--format", format, "--at", "2026-06-01", "--json"] + options)
+            #expect(result.status == 1, "\(code) \(format): \(result.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            let errors = (report["findings"] as? [[String: Any]] ?? [])
+                .filter { $0["severity"] as? String == "error" }
+                .compactMap { $0["code"] as? String }
+            #expect(errors.contains(code), "\(code): errors are \(errors)")
+            // Other errors may come with it (an inconsistent SDK also mismatches), but none is unexpected.
+            let companions: [String: Set<String>] = ["SDK_VERSION_INCONSISTENT": ["SDK_VERSION_MISMATCH"]]
+            #expect(Set(errors).subtracting([code]).isSubset(of: companions[code] ?? []), "\(code): errors are \(errors)")
+            let stderr = result.stderr.split(separator: "\n").map(String.init)
+            #expect(stderr == ["ipawrap: \(input): not wrapped because of \(errors.joined(separator: ", ")); nothing was written"])
+        }
+        #expect(scratch.listing() == ["App.ipa"])
+        #expect(try Fixtures.bytesAt(input) == bytes)
+    }
+
     @Test func anAlreadyWrappedAppNeedsRewrap() throws {
         let scratch = try ScratchDirectory("wrap")
         let input = try scratch.write("Sample.ipa", app().bytes())
@@ -156,7 +239,7 @@ import TestSupport
         #expect(scratch.listing().filter { !$0.hasPrefix("mdx") } == ["Sample.ipa", "Sample.mdx", "icon.rgba"])
     }
 
-    @Test(arguments: HostileArchives.all.prefix(12))
+    @Test(arguments: HostileArchives.all)
     func hostileArchivesWriteNothing(_ hostile: HostileArchives.Case) throws {
         let scratch = try ScratchDirectory("wrap")
         let input = try scratch.write("in.ipa", hostile.bytes)
