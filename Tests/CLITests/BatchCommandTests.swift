@@ -120,6 +120,29 @@ import TestSupport
         #expect(empty == 49)
     }
 
+    @Test func withoutJobsTheBatchRunsOneJobPerCore() throws {
+        let sample = try BatchSampleFolder()
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        // More inputs than cores, so the count of cores is what limits the jobs: hard links of one app.
+        let folder = sample.scratch.path("many")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let count = max(cores + 1, 3)
+        for index in 0..<count {
+            #expect(link(sample.path("Good.ipa"), folder + "/App\(index).ipa") == 0)
+        }
+        let result = try Command.ipawrap(["batch", "check", folder])
+        #expect(result.status == 0, "\(result.stderr)")
+        let announced = result.stderr.split(separator: "\n").map(String.init).filter { $0.hasPrefix("ipawrap batch check: ") }
+        #expect(announced == ["ipawrap batch check: \(count) inputs, \(cores) job\(cores == 1 ? "" : "s") at once"], "\(result.stderr)")
+        #expect(BatchSampleFolder.resultLines(result.stdout).count == count)
+
+        // --jobs overrides it, and there are never more jobs than inputs.
+        let one = try Command.ipawrap(["batch", "check", folder, "--jobs", "1"])
+        #expect(one.stderr.contains("ipawrap batch check: \(count) inputs, 1 job at once"), "\(one.stderr)")
+        let single = try Command.ipawrap(["batch", "check", folder + "/App0.ipa"])
+        #expect(single.stderr.contains("ipawrap batch check: 1 input, 1 job at once"), "\(single.stderr)")
+    }
+
     @Test func wrapWritesEachOutputUnderItsInputsNameAsASingleWrapWould() throws {
         let sample = try BatchSampleFolder()
         let out = sample.scratch.path("wrapped")
