@@ -244,6 +244,18 @@ import TestSupport
         #expect(resolution.trace.last == "no icon found")
     }
 
+    @Test func aFileNamedByTwoStepsIsUnreadableOnce() throws {
+        // Icon.png is named by CFBundleIconFiles and is also the first fallback file.
+        var builder = bare()
+        builder.info["CFBundleIconFiles"] = ["Icon"]
+        builder.addFile("Icon.png", Array("not a PNG".utf8))
+        let resolution = try resolve(builder)
+        #expect(resolution.icon == nil)
+        #expect(resolution.unreadable.map(\.path) == ["Payload/Sample.app/Icon.png"])
+        #expect(resolution.unreadable.first?.reason.hasPrefix("PNG_") == true, "\(resolution.unreadable)")
+        #expect(resolution.trace.filter { $0.contains("'Icon.png' is not a readable PNG") || $0.contains("Icon.png is not a readable PNG") }.count == 2)
+    }
+
     @Test func unreadableFilesAreSkippedWithAReason() throws {
         var builder = bare()
         builder.info["CFBundleIconFiles"] = ["Broken"]

@@ -53,6 +53,11 @@ public struct IconResolution: Sendable {
     public var trace: [String] = []
     /// Names from locations that named only missing files (each is an `ICON_REFERENCE_MISSING`).
     public var missingReferences: [MissingIconReference] = []
-    /// Files that exist but could not be decoded, from locations that gave nothing else.
-    public var unreadable: [UnreadableIcon] = []
+    /// Files that exist but could not be decoded, from locations that gave nothing else; each
+    /// file once, however many locations named it.
+    public private(set) var unreadable: [UnreadableIcon] = []
+
+    mutating func noteUnreadable(_ icon: UnreadableIcon) {
+        if !unreadable.contains(where: { $0.path == icon.path }) { unreadable.append(icon) }
+    }
 }

@@ -81,7 +81,7 @@ struct IconResolver {
                 return result
             }
             result.missingReferences += missing
-            result.unreadable += unreadable
+            for icon in unreadable { result.noteUnreadable(icon) }
         }
 
         for file in Self.fallbackFiles {
@@ -97,7 +97,7 @@ struct IconResolver {
                     format: header.isCgBI ? .cgbi : .png, assetImage: nil)
                 return result
             case .failure(let reason):
-                result.unreadable.append(UnreadableIcon(path: root.path(file), reason: reason.description))
+                result.noteUnreadable(UnreadableIcon(path: root.path(file), reason: reason.description))
                 result.trace.append("fallback: \(file) is not a readable PNG (\(reason))")
             }
         }
@@ -129,7 +129,7 @@ struct IconResolver {
             limits.maximumPixels = min(limits.maximumPixels, zip.limits.maximumPixels)
             catalog = try AssetCatalog(bytes: zip.read(entry, maximumSize: .max), limits: limits)
         } catch {
-            result.unreadable.append(UnreadableIcon(path: catalogPath, reason: AppArchive.describe(error)))
+            result.noteUnreadable(UnreadableIcon(path: catalogPath, reason: AppArchive.describe(error)))
             result.trace.append("assetCatalog: Assets.car cannot be read (\(AppArchive.describe(error)))")
             return
         }
@@ -163,7 +163,7 @@ struct IconResolver {
                 path: catalogPath + "#" + rendition.name, source: .assetCatalog, width: image.width,
                 height: image.height, format: .assetCatalog, assetImage: image)
         } catch {
-            result.unreadable.append(UnreadableIcon(path: catalogPath, reason: AppArchive.describe(error)))
+            result.noteUnreadable(UnreadableIcon(path: catalogPath, reason: AppArchive.describe(error)))
             result.trace.append("assetCatalog: the icon set '\(setName)' cannot be extracted (\(AppArchive.describe(error)))")
         }
     }
