@@ -15,31 +15,9 @@ import TestSupport
             .sorted()
     }
 
-    struct Problem: Hashable, CustomStringConvertible {
-        let code: String
-        let line: Int
-        var description: String { "\(code)@\(line)" }
-    }
-
-    /// The `<!-- expect:CODE -->` markers of a fixture, with their lines (UTF-16LE files decoded).
-    static func expectations(_ bytes: [UInt8]) -> Set<Problem> {
-        let text: String
-        if bytes.starts(with: [0xFF, 0xFE]) {
-            let units = stride(from: 2, to: bytes.count - 1, by: 2).map { UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8 }
-            text = String(decoding: units, as: UTF16.self)
-        } else {
-            text = String(decoding: bytes, as: UTF8.self)
-        }
-        var result: Set<Problem> = []
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var rest = line[...]
-            while let marker = rest.range(of: "expect:") {
-                let code = rest[marker.upperBound...].prefix { $0.isUppercase || $0 == "_" || $0.isNumber }
-                result.insert(Problem(code: String(code), line: index + 1))
-                rest = rest[marker.upperBound...]
-            }
-        }
-        return result
+    /// The `<!-- expect:CODE -->` markers of a fixture, with their lines.
+    static func expectations(_ bytes: [UInt8]) -> Set<ExpectedIssue> {
+        ExpectedIssue.markers(in: bytes)
     }
 
     /// One policy of a template, as Python's xml.etree reads it.
@@ -99,7 +77,7 @@ json.dump({"mode": root.get("AppMode"), "policies": policies}, sys.stdout)
         let summary = lines.popLast()
         #expect(summary == "ipawrap: error[POLICY_INVALID]: \(file) has \(lines.count) problem(s)")
         // Every other line is `FILE:LINE: error[CODE]: message`, in line order.
-        var found: [Problem] = []
+        var found: [ExpectedIssue] = []
         for line in lines {
             let prefix = file + ":"
             try #require(line.hasPrefix(prefix), "\(line)")
@@ -110,7 +88,7 @@ json.dump({"mode": root.get("AppMode"), "policies": policies}, sys.stdout)
             let code = after.dropFirst(": error[".count).prefix { $0 != "]" }
             #expect(after.dropFirst(": error[".count + code.count).hasPrefix("]: "), "\(line)")
             #expect(after.count > ": error[".count + code.count + 3, "an empty message: \(line)")
-            found.append(Problem(code: String(code), line: number))
+            found.append(ExpectedIssue(code: String(code), line: number))
         }
         #expect(Set(found) == expected, "\(name): \(result.stderr)")
         #expect(found.map(\.line) == found.map(\.line).sorted())
