@@ -269,6 +269,9 @@ final class BatchConsole: @unchecked Sendable {
     private var progressShown = false
     /// Set once the summary is out (at the end, or on an interrupt): nothing is drawn after it.
     private var closed = false
+    /// The signal that interrupted the batch, set before the runner is cancelled, so that whichever
+    /// of the handler and the main thread ends the batch ends it as interrupted.
+    private var interruption: Int32?
 
     init(
         inputs: [BatchInput], total: Int, shard: Shard?, jobs: Int, job: BatchJob, jsonLines: Bool, progress: Bool,
@@ -323,6 +326,8 @@ final class BatchConsole: @unchecked Sendable {
         timer?.cancel()
         handlers.forEach { $0.cancel() }
         return try runner.withEventsPaused {
+            // Cancelled by a signal whose handler has not ended the batch yet: end it here.
+            endInterrupted()
             clearProgress()
             closed = true
             for done in delivery.drain() { emit(done) }
@@ -458,24 +463,34 @@ final class BatchConsole: @unchecked Sendable {
     /// abandoned (unnamed files vanish with the process), the summary and the report of what
     /// finished are written, and the process exits 128 + signal.
     private func interrupt(signal number: Int32) {
-        runner.cancel()
-        runner.withEventsPaused {
-            // Too late: the batch is done and its summary out.
-            guard !closed else { return }
-            clearProgress()
-            closed = true
-            for done in delivery.drain() { emit(done) }
-            removeTemporaryFiles()
-            do {
-                try finishReport(interrupted: true)
-            } catch {
-                Terminal.standardError("ipawrap: error[\((error as? OutputError)?.code ?? "OUTPUT_WRITE_FAILED")]: \(error)")
-            }
-            printSummary(interrupted: true)
-            // _exit, not exit: the jobs in flight are still running, and must not see atexit
-            // handlers tear down what they use.
-            _exit(128 + number)
+        let first = runner.withEventsPaused {
+            // Too late (the batch is done and its summary out), or already interrupted.
+            guard !closed, interruption == nil else { return false }
+            interruption = number
+            return true
         }
+        guard first else { return }
+        runner.cancel()
+        runner.withEventsPaused { endInterrupted() }
+    }
+
+    /// Under the event lock: when a signal interrupted the batch and its summary is not out yet,
+    /// prints what finished and the interrupted summary, writes the report, and exits 128 + signal.
+    private func endInterrupted() {
+        guard !closed, let number = interruption else { return }
+        clearProgress()
+        closed = true
+        for done in delivery.drain() { emit(done) }
+        removeTemporaryFiles()
+        do {
+            try finishReport(interrupted: true)
+        } catch {
+            Terminal.standardError("ipawrap: error[\((error as? OutputError)?.code ?? "OUTPUT_WRITE_FAILED")]: \(error)")
+        }
+        printSummary(interrupted: true)
+        // _exit, not exit: the jobs in flight are still running, and must not see atexit
+        // handlers tear down what they use.
+        _exit(128 + number)
     }
 
     /// On file systems without unnamed temporary files, an unfinished output is a hidden named
