@@ -25,6 +25,8 @@ enum BinaryChecks {
         let markers = markers(for: catalog)
         var binaries: [BinaryEvidence] = []
         for bundle in context.archive.allBundles {
+            // Over its time limit, the input is refused after this area (the limit is recorded).
+            guard (try? context.archive.checkLimits()) != nil else { break }
             guard let evidence = BinaryScanner.scan(bundle, context: context, markers: markers) else { continue }
             binaries.append(evidence)
         }
