@@ -16,8 +16,8 @@ public struct ArchiveLimits: Sendable, Equatable {
     /// else is streamed. The default admits the largest real asset catalogs.
     public var maximumMemory: UInt64
     /// Most seconds the work on one input may take, from opening it. Checked between steps
-    /// (each entry validated or copied, each bundle, image and check), each of which is itself
-    /// bounded by the other limits.
+    /// (every 4,096 entries validated, each bundle and check area, every 256 MiB copied), each
+    /// of which is itself bounded by the other limits.
     public var maximumSeconds: Double
 
     public init(
