@@ -190,6 +190,7 @@ def zip_seeds():
     write(folder, "lzma-unsupported.ipa", make_zip(app_entries(extra=[("Payload/A.app/l", b"lz" * 100, 0o100644, lzma)])))
     write(folder, "empty.zip", make_zip([]))
     write(folder, "not-an-app.ipa", fixture("isign/NotAnApp.ipa"))
+    copy_tree(folder, "hostile", "corpus-", 8192, suffixes=(".ipa",))
     write(folder, "no-payload.zip", make_zip([("readme.txt", b"hello", 0o100644, deflated)]))
     write(folder, "two-apps.ipa", make_zip(app_entries() + [("Payload/B.app/", None, 0, 0)]))
     write(folder, "symlink-escape.ipa", make_zip(app_entries(extra=[("Payload/A.app/link", b"../../etc/passwd", 0o120777, stored)])))
@@ -219,6 +220,8 @@ def zip_seeds():
     write(folder, "truncated.ipa", base[: len(base) // 2])
     write(folder, "prefixed.ipa", b"#!/bin/sh\nexit 0\n" + base)
     write(folder, "trailing-bytes.ipa", base + b"\0" * 16)
+    # The hostile corpus's archives that fit the default -max_len.
+    copy_tree(folder, "hostile", "corpus-", 8192, suffixes=(".ipa",))
 
 
 # MARK: Bundles (IPAs for the whole inspect path)
@@ -260,6 +263,7 @@ def bundle_seeds():
         (app + "isignTestApp", b"\xca\xfe\xba\xbe\0\0\0\0", 0o100755, stored)])
     ipa("missing-icon.ipa", plist([("CFBundleIcons", icons[len("<key>CFBundleIcons</key>"):])]), [])
     write(folder, "not-an-app.ipa", fixture("isign/NotAnApp.ipa"))
+    copy_tree(folder, "hostile", "corpus-", 8192, suffixes=(".ipa",))
 
 
 # MARK: Copies of fixtures
