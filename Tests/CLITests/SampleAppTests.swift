@@ -34,6 +34,27 @@ import TestSupport
         #expect(scratch.listing() == ["json.ipa", "out.ipa"])
     }
 
+    /// The README's "real session" is what the first command prints today (with the output's
+    /// path in the place of the README's).
+    @Test func theREADMESessionIsWhatWrapPrints() throws {
+        let readme = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let start = try #require(readme.range(of: "A real session (`./Scripts/run-sample`):\n\n```\n"))
+        let end = try #require(readme.range(of: "\n```", range: start.upperBound..<readme.endIndex))
+        let session = String(readme[start.upperBound..<end.lowerBound])
+        let documentedOutput = ".build/samples/Sample.wrapped.ipa"
+        try #require(session.hasPrefix("$ ipawrap wrap Samples/Sample.ipa -o \(documentedOutput)\n"))
+
+        let scratch = try ScratchDirectory("sample")
+        let output = scratch.path("Sample.wrapped.ipa")
+        let result = try Command.run(
+            "/bin/sh", ["-c", "cd \"$1\" && exec \"$2\" wrap Samples/Sample.ipa -o \"$3\"", "sh",
+                        Fixtures.packageRoot.path, Command.ipawrapPath, output])
+        #expect(result.status == 0, "\(result.stderr)")
+        let printed = "$ ipawrap wrap Samples/Sample.ipa -o \(documentedOutput)\n"
+            + result.stdout.replacingOccurrences(of: output, with: documentedOutput)
+        #expect(printed.trimmingCharacters(in: .newlines) == session, "the README's session is stale:\n\(printed)")
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: generator), "sample-generator is not built beside the tests"))
     func theCommittedSampleIsWhatTheGeneratorWrites() throws {
         let scratch = try ScratchDirectory("sample")
