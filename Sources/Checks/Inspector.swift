@@ -19,7 +19,6 @@ public enum Inspector {
         tool: Report.Tool
     ) throws -> Inspection {
         let archive = try AppArchive(path: path, limits: limits)
-        try archive.checkLimits()
         let icon = archive.resolveIcon()
         try archive.checkLimits()
         let context = CheckContext(archive: archive, options: options, icon: icon)
