@@ -147,22 +147,22 @@ import TestSupport
 
     @Test(arguments: adjacentLocations)
     func theEarlierOfTwoAdjacentLocationsWinsOverALargerImage(_ earlier: Location, _ later: Location) throws {
-        var builder = bare()
-        earlier.name("Early", in: &builder)
-        later.name("Late", in: &builder)
-        builder.addFile("Early.png", png(40, seed: 1))
-        builder.addFile("Late.png", png(200, seed: 2))
-        let icon = try #require(try resolve(builder).icon)
+        /// Both images shipped; `Early` named only when `withEarlier`.
+        func app(withEarlier: Bool) -> IPABuilder {
+            var builder = bare()
+            if withEarlier { earlier.name("Early", in: &builder) }
+            later.name("Late", in: &builder)
+            builder.addFile("Early.png", png(40, seed: 1))
+            builder.addFile("Late.png", png(200, seed: 2))
+            return builder
+        }
+        let icon = try #require(try resolve(app(withEarlier: true)).icon)
         #expect(icon.source == earlier.source)
         #expect(icon.path == "Payload/Sample.app/Early.png")
         #expect((icon.width, icon.height) == (40, 40))
 
         // The control: without the earlier one, the later location gives its (larger) image.
-        var alone = bare()
-        later.name("Late", in: &alone)
-        alone.addFile("Early.png", png(40, seed: 1))
-        alone.addFile("Late.png", png(200, seed: 2))
-        let lateIcon = try #require(try resolve(alone).icon)
+        let lateIcon = try #require(try resolve(app(withEarlier: false)).icon)
         #expect(lateIcon.source == later.source)
         #expect(lateIcon.path == "Payload/Sample.app/Late.png")
     }

@@ -26,6 +26,12 @@ import Glibc
         return (try? builder.bytes()) ?? []
     }()
 
+    /// A scratch folder holding the app as `App.ipa`: the folder, the input's path and its bytes.
+    private static func scratchWithApp(_ label: String) throws -> (ScratchDirectory, String, [UInt8]) {
+        let scratch = try ScratchDirectory(label)
+        return (scratch, try scratch.write("App.ipa", appBytes), appBytes)
+    }
+
     /// The commands that write an output, with `{in}` and `{out}` to fill in.
     static let writers: [[String]] = [
         ["wrap", "{in}", "-o", "{out}"], ["wrap", "{in}", "-o", "{out}", "--format", "mdx"], ["repack", "{in}", "-o", "{out}"],
@@ -58,9 +64,7 @@ import Glibc
 
     @Test(.enabled(if: canMount, "mounting a small tmpfs needs root with CAP_SYS_ADMIN"), arguments: writers)
     func aFullDiskLeavesNothing(_ command: [String]) throws {
-        let scratch = try ScratchDirectory("full-disk")
-        let bytes = Self.appBytes
-        let input = try scratch.write("App.ipa", bytes)
+        let (scratch, input, bytes) = try Self.scratchWithApp("full-disk")
         let disk = scratch.path("disk")
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
         #expect(try Command.run("mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", disk]).status == 0)
@@ -79,9 +83,7 @@ import Glibc
     /// (SIGXFSZ ignored, so write and copy_file_range return EFBIG), set by a python wrapper.
     @Test(arguments: writers)
     func aWriteTheKernelRefusesLeavesNothing(_ command: [String]) throws {
-        let scratch = try ScratchDirectory("fsize")
-        let bytes = Self.appBytes
-        let input = try scratch.write("App.ipa", bytes)
+        let (scratch, input, bytes) = try Self.scratchWithApp("fsize")
         let limit = 1 << 20
         let wrapper = """
             import os, resource, signal, sys
@@ -177,9 +179,7 @@ import Glibc
 
     @Test(.enabled(if: permissionsApply, "root without setpriv ignores file permissions"))
     func anUnreadableInputIsAnIOError() throws {
-        let scratch = try ScratchDirectory("unreadable")
-        let bytes = Self.appBytes
-        let input = try scratch.write("App.ipa", bytes)
+        let (scratch, input, bytes) = try Self.scratchWithApp("unreadable")
         #expect(chmod(input, 0) == 0)
         defer { chmod(input, 0o644) }
         for command in [["inspect", "{in}"], ["check", "{in}"]] + Self.writers {
@@ -194,9 +194,7 @@ import Glibc
 
     @Test(.enabled(if: permissionsApply, "root without setpriv ignores file permissions"), arguments: writers)
     func aReadOnlyOutputFolderIsAnIOError(_ command: [String]) throws {
-        let scratch = try ScratchDirectory("read-only")
-        let bytes = Self.appBytes
-        let input = try scratch.write("App.ipa", bytes)
+        let (scratch, input, bytes) = try Self.scratchWithApp("read-only")
         let folder = scratch.path("out")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         #expect(chmod(folder, 0o555) == 0)
@@ -210,9 +208,7 @@ import Glibc
 
     @Test(arguments: writers)
     func aMissingOutputFolderIsAnIOError(_ command: [String]) throws {
-        let scratch = try ScratchDirectory("no-folder")
-        let bytes = Self.appBytes
-        let input = try scratch.write("App.ipa", bytes)
+        let (scratch, input, bytes) = try Self.scratchWithApp("no-folder")
         let result = try Command.ipawrap(fill(command, input: input, output: scratch.path("no/such/folder/App.out")))
         expectWriteFailure(result, reason: "does not exist")
         #expect(result.stderr.contains("error[OUTPUT_WRITE_FAILED]"), "\(result.stderr)")
