@@ -2,8 +2,8 @@
 // ipawrap: wrap and inspect iOS app archives on Linux.
 //
 // Dependencies point one way:
-//   formats (FormatSupport, IPAArchive, PropertyList, PNG, LZFSE, AssetCatalog, MachO, Policy)
-//     ← bundle model ← checks / wrapping ← the `ipawrap` command line.
+//   formats (FormatSupport, IPAArchive, PropertyList, PNG, LZFSE, AssetCatalog, MachO, Policy, CMS,
+//   ProvisioningProfile) ← bundle model ← checks / wrapping ← the `ipawrap` command line.
 import PackageDescription
 
 /// Every target is Swift 6 with warnings treated as errors, locally and in CI.
@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "AssetCatalog", targets: ["AssetCatalog"]),
         .library(name: "MachO", targets: ["MachO"]),
         .library(name: "Policy", targets: ["Policy"]),
+        .library(name: "CMS", targets: ["CMS"]),
         .library(name: "ProvisioningProfile", targets: ["ProvisioningProfile"]),
         .library(name: "AppBundle", targets: ["AppBundle"]),
     ],
@@ -54,9 +55,18 @@ let package = Package(
         .target(name: "AssetCatalog", dependencies: ["LZFSE", "PNG", "CZlib", "FormatSupport"], swiftSettings: strict),
         .target(name: "MachO", dependencies: ["FormatSupport"], swiftSettings: strict),
         .target(name: "Policy", dependencies: ["XMLSupport", "FormatSupport"], swiftSettings: strict),
+        // CMS SignedData: parsed (profiles, code signatures), verified and built (detached code signatures).
+        .target(
+            name: "CMS",
+            dependencies: ["PropertyList", "FormatSupport",
+                           .product(name: "SwiftASN1", package: "swift-asn1"),
+                           .product(name: "X509", package: "swift-certificates"),
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "_CryptoExtras", package: "swift-crypto")],
+            swiftSettings: strict),
         .target(
             name: "ProvisioningProfile",
-            dependencies: ["PropertyList", "FormatSupport",
+            dependencies: ["CMS", "PropertyList", "FormatSupport",
                            .product(name: "SwiftASN1", package: "swift-asn1"),
                            .product(name: "X509", package: "swift-certificates"),
                            .product(name: "Crypto", package: "swift-crypto")],
@@ -122,7 +132,7 @@ let package = Package(
         .testTarget(name: "LZFSETests", dependencies: ["LZFSE", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AssetCatalogTests", dependencies: ["AssetCatalog", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MachOTests", dependencies: ["MachO", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "ProvisioningProfileTests", dependencies: ["ProvisioningProfile", "TestSupport", "PropertyList"], swiftSettings: strict),
+        .testTarget(name: "ProvisioningProfileTests", dependencies: ["ProvisioningProfile", "CMS", "TestSupport", "PropertyList"], swiftSettings: strict),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
         .testTarget(name: "ChecksTests", dependencies: ["Checks", "AppBundle", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),

@@ -1,3 +1,4 @@
+import CMS
 import FormatSupport
 
 /// Why bytes could not be read as a provisioning profile (or as DER entitlements).
@@ -58,5 +59,21 @@ public struct ProfileError: CodedError, Equatable {
     /// The same error naming the file it came from.
     public func inFile(_ path: String) -> ProfileError {
         ProfileError(reason, message, file: path)
+    }
+}
+
+extension ProfileError {
+    /// A CMS reading error as the profile error it has always been: the ASN.1 codes carry over,
+    /// every structural one is `PROFILE_MALFORMED_CMS`.
+    init(_ error: CMSError) {
+        switch error.reason {
+        case .empty: self.init(.empty, "the file is empty")
+        case .tooLarge: self.init(.tooLarge, error.message)
+        case .truncated: self.init(.truncated, error.message)
+        case .malformedASN1: self.init(.malformedASN1, error.message)
+        case .notSignedData: self.init(.notSignedData, error.message)
+        case .malformed, .signerInvalid, .attributeInvalid, .signingFailed, .unsupportedIdentity:
+            self.init(.malformedCMS, error.message)
+        }
     }
 }

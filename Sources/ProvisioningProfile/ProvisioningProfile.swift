@@ -1,3 +1,4 @@
+import CMS
 import FormatSupport
 import Foundation
 import PropertyList
@@ -79,7 +80,21 @@ public struct ProvisioningProfile: Sendable {
                 .tooLarge, "the file is \(bytes.count) bytes, more than the \(Self.maximumSize)-byte limit for a profile")
         }
         try Self.refuseUnsignedForms(bytes)
-        let signedData = try CMSSignedData(berEncoded: bytes)
+        let signedData: CMSSignedData
+        do {
+            signedData = try CMSSignedData(berEncoded: bytes)
+        } catch {
+            throw ProfileError(error)
+        }
+        guard !signedData.isDetached else {
+            throw ProfileError(
+                .noContent, "the signature is detached: the SignedData carries no content, so there is no profile in it")
+        }
+        guard signedData.contentType == CMSObjectIdentifier.data else {
+            throw ProfileError(
+                .noContent,
+                "the signed content is \(CMSObjectIdentifier.name(of: signedData.contentType)), not data (1.2.840.113549.1.7.1)")
+        }
         let root: PropertyListValue
         do {
             root = try PropertyList(bytes: signedData.content).root
