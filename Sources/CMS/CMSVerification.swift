@@ -209,7 +209,9 @@ extension CMSSignedData {
                     + "with \(digest.rawValue)"))
         }
 
-        let chain = Self.chain(from: certificate, in: certificates, problems: &problems)
+        let linked = CertificateChain(from: certificate, in: certificates, maximumLength: Self.maximumChainLength)
+        problems += linked.problems
+        let chain = linked.certificates
         for link in chain {
             if date < link.notValidBefore {
                 problems.append(CMSProblem(
@@ -221,42 +223,6 @@ extension CMSSignedData {
             }
         }
         return result(certificate, chain)
-    }
-
-    /// Follows issuers from `leaf` through `certificates` while each signature verifies, up to a
-    /// self-signed certificate (whose own signature must verify too).
-    private static func chain(
-        from leaf: Certificate, in certificates: [Certificate], problems: inout [CMSProblem]
-    ) -> [Certificate] {
-        var chain = [leaf]
-        var current = leaf
-        while true {
-            if current.issuer == current.subject {
-                if !current.publicKey.isValidSignature(current.signature, for: current) {
-                    problems.append(CMSProblem(.chainBroken, "the self-signed \(name(current))'s signature does not verify"))
-                }
-                return chain
-            }
-            guard chain.count < maximumChainLength else {
-                problems.append(CMSProblem(
-                    .chainIncomplete, "the chain is longer than \(maximumChainLength) certificates without reaching a root"))
-                return chain
-            }
-            let candidates = certificates.filter { $0.subject == current.issuer && !chain.contains($0) }
-            guard !candidates.isEmpty else {
-                problems.append(CMSProblem(
-                    .chainIncomplete, "the SignedData carries no issuer of \(name(current)) (\(current.issuer))"))
-                return chain
-            }
-            guard let issuer = candidates.first(where: { $0.publicKey.isValidSignature(current.signature, for: current) })
-            else {
-                problems.append(CMSProblem(
-                    .chainBroken, "\(name(current))'s signature does not verify with the key of its issuer \(name(candidates[0]))"))
-                return chain
-            }
-            chain.append(issuer)
-            current = issuer
-        }
     }
 
     /// Whether `certificate` is the one a SignerInfo names.
@@ -272,7 +238,7 @@ extension CMSSignedData {
     }
 
     /// A certificate's common name in quotes, else its subject.
-    static func name(_ certificate: Certificate) -> String {
+    public static func name(_ certificate: Certificate) -> String {
         for relative in certificate.subject {
             for attribute in relative where attribute.type == ASN1ObjectIdentifier.RDNAttributeType.commonName {
                 if let text = String(attribute.value) { return "\"\(text)\"" }
