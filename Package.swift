@@ -3,7 +3,7 @@
 //
 // Dependencies point one way:
 //   formats (FormatSupport, IPAArchive, PropertyList, PNG, LZFSE, AssetCatalog, MachO, Policy, CMS,
-//   ProvisioningProfile) ← bundle model ← checks / wrapping ← the `ipawrap` command line.
+//   SigningIdentity, ProvisioningProfile) ← bundle model ← checks / wrapping ← the `ipawrap` command line.
 import PackageDescription
 
 /// Every target is Swift 6 with warnings treated as errors, locally and in CI.
@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "MachO", targets: ["MachO"]),
         .library(name: "Policy", targets: ["Policy"]),
         .library(name: "CMS", targets: ["CMS"]),
+        .library(name: "SigningIdentity", targets: ["SigningIdentity"]),
         .library(name: "ProvisioningProfile", targets: ["ProvisioningProfile"]),
         .library(name: "AppBundle", targets: ["AppBundle"]),
     ],
@@ -41,6 +42,8 @@ let package = Package(
         .systemLibrary(name: "CLibzip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "CLibxml2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // OpenSSL 3's libcrypto: PKCS #12 and encrypted PEM keys (its legacy provider reads RC2).
+        .systemLibrary(name: "CLibcrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // Formats: each target owns one Apple or container format and knows nothing of bundles.
         .target(name: "FormatSupport", swiftSettings: strict),
@@ -59,6 +62,15 @@ let package = Package(
         .target(
             name: "CMS",
             dependencies: ["PropertyList", "FormatSupport",
+                           .product(name: "SwiftASN1", package: "swift-asn1"),
+                           .product(name: "X509", package: "swift-certificates"),
+                           .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "_CryptoExtras", package: "swift-crypto")],
+            swiftSettings: strict),
+        // A signing identity (certificate, private key, chain) from PKCS #12 or PEM files.
+        .target(
+            name: "SigningIdentity",
+            dependencies: ["CLibcrypto", "CMS", "FormatSupport",
                            .product(name: "SwiftASN1", package: "swift-asn1"),
                            .product(name: "X509", package: "swift-certificates"),
                            .product(name: "Crypto", package: "swift-crypto"),
@@ -140,6 +152,13 @@ let package = Package(
                            .product(name: "X509", package: "swift-certificates"),
                            .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "_CryptoExtras", package: "swift-crypto")],
+            swiftSettings: strict),
+        .testTarget(
+            name: "SigningIdentityTests",
+            dependencies: ["SigningIdentity", "CMS", "TestSupport",
+                           .product(name: "SwiftASN1", package: "swift-asn1"),
+                           .product(name: "X509", package: "swift-certificates"),
+                           .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),

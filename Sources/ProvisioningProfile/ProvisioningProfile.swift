@@ -168,21 +168,15 @@ public struct ProvisioningProfile: Sendable {
     /// Reads a profile file; a file that cannot be read is `PROFILE_FILE_UNREADABLE` (an I/O
     /// error), one that is not a profile names the file in its error.
     public init(contentsOfFile path: String) throws(ProfileError) {
-        let bytes: [UInt8]
+        let contents: [UInt8]?
         do {
-            let source = try FileByteSource(path: path)
-            guard source.size <= UInt64(Self.maximumSize) else {
-                throw ProfileError(
-                    .tooLarge, "the file is \(source.size) bytes, more than the \(Self.maximumSize)-byte limit for a profile",
-                    file: path)
-            }
-            bytes = try source.read(offset: 0, count: Int(source.size))
-        } catch let error as ProfileError {
-            throw error
-        } catch let error as FileReadError {
-            throw ProfileError(.fileUnreadable, "cannot be read: \(error.reason)", file: path)
+            contents = try FileByteSource.contents(ofFile: path, limit: Self.maximumSize)
         } catch {
-            throw ProfileError(.fileUnreadable, "cannot be read: \(error)", file: path)
+            throw ProfileError(.fileUnreadable, "cannot be read: \(error.reason)", file: path)
+        }
+        guard let bytes = contents else {
+            throw ProfileError(
+                .tooLarge, "the file is more than the \(Self.maximumSize)-byte limit for a profile", file: path)
         }
         do {
             self = try ProvisioningProfile(bytes: bytes)
