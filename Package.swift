@@ -9,6 +9,15 @@ import PackageDescription
 /// Every target is Swift 6 with warnings treated as errors, locally and in CI.
 let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
+/// What the targets that read, verify and sign certificates and CMS use: swift-asn1,
+/// swift-certificates and swift-crypto (with `_CryptoExtras` for RSA).
+let certificateLibraries: [Target.Dependency] = [
+    .product(name: "SwiftASN1", package: "swift-asn1"),
+    .product(name: "X509", package: "swift-certificates"),
+    .product(name: "Crypto", package: "swift-crypto"),
+    .product(name: "_CryptoExtras", package: "swift-crypto"),
+]
+
 let package = Package(
     name: "ipawrap",
     platforms: [.macOS(.v14)],
@@ -61,20 +70,12 @@ let package = Package(
         // CMS SignedData: parsed (profiles, code signatures), verified and built (detached code signatures).
         .target(
             name: "CMS",
-            dependencies: ["PropertyList", "FormatSupport",
-                           .product(name: "SwiftASN1", package: "swift-asn1"),
-                           .product(name: "X509", package: "swift-certificates"),
-                           .product(name: "Crypto", package: "swift-crypto"),
-                           .product(name: "_CryptoExtras", package: "swift-crypto")],
+            dependencies: ["PropertyList", "FormatSupport"] + certificateLibraries,
             swiftSettings: strict),
         // A signing identity (certificate, private key, chain) from PKCS #12 or PEM files.
         .target(
             name: "SigningIdentity",
-            dependencies: ["CLibcrypto", "CMS", "FormatSupport",
-                           .product(name: "SwiftASN1", package: "swift-asn1"),
-                           .product(name: "X509", package: "swift-certificates"),
-                           .product(name: "Crypto", package: "swift-crypto"),
-                           .product(name: "_CryptoExtras", package: "swift-crypto")],
+            dependencies: ["CLibcrypto", "CMS", "FormatSupport"] + certificateLibraries,
             swiftSettings: strict),
         .target(
             name: "ProvisioningProfile",
@@ -147,18 +148,11 @@ let package = Package(
         .testTarget(name: "ProvisioningProfileTests", dependencies: ["ProvisioningProfile", "CMS", "TestSupport", "PropertyList"], swiftSettings: strict),
         .testTarget(
             name: "CMSTests",
-            dependencies: ["CMS", "ProvisioningProfile", "TestSupport", "PropertyList",
-                           .product(name: "SwiftASN1", package: "swift-asn1"),
-                           .product(name: "X509", package: "swift-certificates"),
-                           .product(name: "Crypto", package: "swift-crypto"),
-                           .product(name: "_CryptoExtras", package: "swift-crypto")],
+            dependencies: ["CMS", "ProvisioningProfile", "TestSupport", "PropertyList"] + certificateLibraries,
             swiftSettings: strict),
         .testTarget(
             name: "SigningIdentityTests",
-            dependencies: ["SigningIdentity", "CMS", "TestSupport",
-                           .product(name: "SwiftASN1", package: "swift-asn1"),
-                           .product(name: "X509", package: "swift-certificates"),
-                           .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["SigningIdentity", "CMS", "TestSupport"] + certificateLibraries,
             swiftSettings: strict),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),

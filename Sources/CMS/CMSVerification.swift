@@ -83,10 +83,7 @@ public struct CMSSignerVerification: Sendable {
 
     /// The last certificate of the chain when it is self-signed: the root the caller compares
     /// with the roots it trusts (Apple's, for a code signature).
-    public var root: Certificate? {
-        guard let last = chain.last, last.issuer == last.subject else { return nil }
-        return last
-    }
+    public var root: Certificate? { CertificateChain.root(of: chain) }
 }
 
 /// The result of `CMSSignedData.verify(content:at:)`.

@@ -50,8 +50,11 @@ public struct CertificateChain: Sendable {
     }
 
     /// The root when the chain ends at a self-signed certificate.
-    public var root: Certificate? {
-        guard let last = certificates.last, last.issuer == last.subject else { return nil }
+    public var root: Certificate? { Self.root(of: certificates) }
+
+    /// The last of `chain` when it is self-signed.
+    static func root(of chain: [Certificate]) -> Certificate? {
+        guard let last = chain.last, last.issuer == last.subject else { return nil }
         return last
     }
 }

@@ -78,13 +78,15 @@ enum LibcryptoBytes {
     }
 }
 
-/// A memory BIO over bytes that outlive it, for the duration of `body`.
+/// A memory BIO over bytes that outlive it, for the duration of `body`; callers bound the size
+/// (`SigningIdentity.maximumFileSize`), far below the BIO's `Int32` length.
 func withMemoryBIO<Result>(
     _ bytes: [UInt8], _ body: (OpaquePointer) throws(SigningIdentityError) -> Result
 ) throws(SigningIdentityError) -> Result {
     // The BIO reads the bytes in place: it must not outlive this scope.
     let result: Swift.Result<Result, SigningIdentityError> = bytes.withUnsafeBytes { buffer in
-        guard let base = buffer.baseAddress, let bio = BIO_new_mem_buf(base, Int32(buffer.count)) else {
+        guard let base = buffer.baseAddress, let length = Int32(exactly: buffer.count),
+              let bio = BIO_new_mem_buf(base, length) else {
             return .failure(SigningIdentityError(.decryptionFailed, "libcrypto could not allocate a memory buffer"))
         }
         defer { BIO_free(bio) }

@@ -13,8 +13,9 @@ extension SigningIdentity {
     /// - Parameter password: the password's bytes (UTF-8), as the caller read them from a file or
     ///   the environment, never from the command line.
     public init(pkcs12 bytes: [UInt8], password: [UInt8]) throws(SigningIdentityError) {
-        guard bytes.count <= Self.maximumFileSize else {
-            throw SigningIdentityError(.notPKCS12, "the data is larger than \(Self.maximumFileSize) bytes")
+        guard !bytes.isEmpty, bytes.count <= Self.maximumFileSize else {
+            throw SigningIdentityError(
+                .notPKCS12, bytes.isEmpty ? "the data is empty" : "the data is larger than \(Self.maximumFileSize) bytes")
         }
         guard !password.contains(0) else {
             throw SigningIdentityError(.wrongPassword, "the password contains a NUL byte, which no PKCS #12 password can")
@@ -106,6 +107,13 @@ extension SigningIdentity {
     /// PKCS #8 (`PRIVATE KEY`), PKCS #1 (`RSA PRIVATE KEY`) or SEC1 (`EC PRIVATE KEY`), or an
     /// encrypted one (`ENCRYPTED PRIVATE KEY`, or `Proc-Type: 4,ENCRYPTED`) with `password`.
     public init(certificatePEM: [UInt8], keyPEM: [UInt8], password: [UInt8]? = nil) throws(SigningIdentityError) {
+        guard certificatePEM.count <= Self.maximumFileSize else {
+            throw SigningIdentityError(.certificateInvalid, "the certificate file is larger than \(Self.maximumFileSize) bytes")
+        }
+        guard !keyPEM.isEmpty, keyPEM.count <= Self.maximumFileSize else {
+            throw SigningIdentityError(
+                .keyInvalid, keyPEM.isEmpty ? "the key file is empty" : "the key file is larger than \(Self.maximumFileSize) bytes")
+        }
         let certificates = try Self.certificates(certificatePEM)
         let context = try LibcryptoContext()
         let key = try context.run { () throws(SigningIdentityError) in

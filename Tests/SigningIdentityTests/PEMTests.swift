@@ -13,15 +13,6 @@ struct PEMTests {
     static let ecKey = SigningFixtures.path("distribution-ec.key.pem")
     static let secret = Array("key secret".utf8)
 
-    static func code(_ body: () throws(SigningIdentityError) -> SigningIdentity) -> String? {
-        do {
-            _ = try body()
-            return nil
-        } catch {
-            return error.code
-        }
-    }
-
     @Test func pkcs8WithTheChainInTheCertificateFile() throws {
         let scratch = try ScratchDirectory("pem")
         // The chain before the leaf: the leaf is the certificate of the key, wherever it is.
@@ -58,9 +49,9 @@ struct PEMTests {
             #expect(text.contains("ENCRYPTED"))
             let identity = try SigningIdentity(certificateFile: certificate, keyFile: path, password: Self.secret)
             #expect(identity.teamIdentifier == "ABCDE12345")
-            #expect(Self.code { () throws(SigningIdentityError) in try SigningIdentity(certificateFile: certificate, keyFile: path) }
+            #expect(identityErrorCode { () throws(SigningIdentityError) in try SigningIdentity(certificateFile: certificate, keyFile: path) }
                 == "IDENTITY_WRONG_PASSWORD")
-            #expect(Self.code { () throws(SigningIdentityError) in
+            #expect(identityErrorCode { () throws(SigningIdentityError) in
                 try SigningIdentity(certificateFile: certificate, keyFile: path, password: Array("nope".utf8))
             } == "IDENTITY_WRONG_PASSWORD")
         } else {
@@ -91,7 +82,7 @@ struct PEMTests {
             #expect(error.code == "IDENTITY_CERTIFICATE_INVALID")
             #expect(error.file == garbage)
         }
-        #expect(Self.code { () throws(SigningIdentityError) in try SigningIdentity(certificateFile: keyOnly, keyFile: Self.key) }
+        #expect(identityErrorCode { () throws(SigningIdentityError) in try SigningIdentity(certificateFile: keyOnly, keyFile: Self.key) }
             == "IDENTITY_NO_CERTIFICATE")
         do {
             _ = try SigningIdentity(certificateFile: Self.leaf, keyFile: Self.leaf)

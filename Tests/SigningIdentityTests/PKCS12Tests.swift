@@ -11,15 +11,6 @@ struct PKCS12Tests {
     static let password = Array(SigningFixtures.password.utf8)
     static let now = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01
 
-    static func code(_ body: () throws(SigningIdentityError) -> SigningIdentity) -> String? {
-        do {
-            _ = try body()
-            return nil
-        } catch {
-            return error.code
-        }
-    }
-
     static func certificate(_ leaf: String) throws -> Certificate {
         try Certificate(derEncoded: SigningFixtures.certificateDER(leaf))
     }
@@ -46,11 +37,11 @@ struct PKCS12Tests {
     @Test(arguments: SigningFixtures.PKCS12.allCases)
     func aWrongPasswordIsNamedAsSuch(_ form: SigningFixtures.PKCS12) throws {
         let bytes = try form.bytes()
-        #expect(Self.code { () throws(SigningIdentityError) in try SigningIdentity(pkcs12: bytes, password: Array("wrong".utf8)) }
+        #expect(identityErrorCode { () throws(SigningIdentityError) in try SigningIdentity(pkcs12: bytes, password: Array("wrong".utf8)) }
             == "IDENTITY_WRONG_PASSWORD")
-        #expect(Self.code { () throws(SigningIdentityError) in try SigningIdentity(pkcs12: bytes, password: []) }
+        #expect(identityErrorCode { () throws(SigningIdentityError) in try SigningIdentity(pkcs12: bytes, password: []) }
             == "IDENTITY_WRONG_PASSWORD")
-        #expect(Self.code { () throws(SigningIdentityError) in try SigningIdentity(pkcs12: bytes, password: Self.password + [0]) }
+        #expect(identityErrorCode { () throws(SigningIdentityError) in try SigningIdentity(pkcs12: bytes, password: Self.password + [0]) }
             == "IDENTITY_WRONG_PASSWORD")
     }
 
@@ -68,13 +59,13 @@ struct PKCS12Tests {
     @Test func whatIsNotAPKCS12IsNamedAsSuch() throws {
         for bytes in [[], Array("not a p12 at all".utf8), try Fixtures.bytes("signing/distribution.pem"),
                       try Fixtures.bytes("signing/distribution.cer"), [UInt8](repeating: 0x30, count: 64)] {
-            #expect(Self.code { () throws(SigningIdentityError) in try SigningIdentity(pkcs12: bytes, password: Self.password) }
+            #expect(identityErrorCode { () throws(SigningIdentityError) in try SigningIdentity(pkcs12: bytes, password: Self.password) }
                 == "IDENTITY_NOT_PKCS12")
         }
         // Every truncation of a real file is refused with a code, never read.
         let real = try SigningFixtures.PKCS12.keychain.bytes()
         for length in stride(from: 0, to: real.count, by: 7) {
-            let code = Self.code { () throws(SigningIdentityError) in
+            let code = identityErrorCode { () throws(SigningIdentityError) in
                 try SigningIdentity(pkcs12: Array(real[0..<length]), password: Self.password)
             }
             #expect(code != nil && code?.hasPrefix("IDENTITY_") == true)
@@ -104,7 +95,7 @@ struct PKCS12Tests {
             certificate: SigningFixtures.path("distribution.pem"), chain: SigningFixtures.chainPEM, password: "", options: options)
         let identity = try SigningIdentity(pkcs12File: path, password: [])
         #expect(identity.chain.count == 2)
-        #expect(Self.code { () throws(SigningIdentityError) in try SigningIdentity(pkcs12File: path, password: Self.password) }
+        #expect(identityErrorCode { () throws(SigningIdentityError) in try SigningIdentity(pkcs12File: path, password: Self.password) }
             == "IDENTITY_WRONG_PASSWORD")
     }
 
@@ -134,12 +125,12 @@ struct PKCS12Tests {
         let certificateOnly = try SigningFixtures.writePKCS12(
             in: scratch, named: "certificate.p12", key: SigningFixtures.path("distribution.key.pem"),
             certificate: SigningFixtures.path("distribution.pem"), options: ["-nokeys"])
-        #expect(Self.code { () throws(SigningIdentityError) in try SigningIdentity(pkcs12File: certificateOnly, password: Self.password) }
+        #expect(identityErrorCode { () throws(SigningIdentityError) in try SigningIdentity(pkcs12File: certificateOnly, password: Self.password) }
             == "IDENTITY_NO_PRIVATE_KEY")
         let keyOnly = try SigningFixtures.writePKCS12(
             in: scratch, named: "key.p12", key: SigningFixtures.path("distribution.key.pem"),
             certificate: SigningFixtures.path("distribution.pem"), options: ["-nocerts"])
-        #expect(Self.code { () throws(SigningIdentityError) in try SigningIdentity(pkcs12File: keyOnly, password: Self.password) }
+        #expect(identityErrorCode { () throws(SigningIdentityError) in try SigningIdentity(pkcs12File: keyOnly, password: Self.password) }
             == "IDENTITY_NO_CERTIFICATE")
     }
 
@@ -154,7 +145,7 @@ struct PKCS12Tests {
         let scratch = try ScratchDirectory("p12-\(name)")
         let (certificate, key) = try SigningFixtures.writeSelfSigned(in: scratch, named: name, keyArguments: keyArguments)
         let path = try SigningFixtures.writePKCS12(in: scratch, key: key, certificate: certificate)
-        let code = Self.code { () throws(SigningIdentityError) in try SigningIdentity(pkcs12File: path, password: Self.password) }
+        let code = identityErrorCode { () throws(SigningIdentityError) in try SigningIdentity(pkcs12File: path, password: Self.password) }
         #expect(code == expected)
         if expected == nil {
             #expect(try SigningIdentity(pkcs12File: path, password: Self.password).keyType == .p384)
@@ -204,7 +195,7 @@ struct PKCS12Tests {
             open(sys.argv[3], 'wb').write(pkcs12.serialize_key_and_certificates(b'x', key, None, [certificate], BestAvailableEncryption(sys.argv[4].encode())))
             """, arguments: [SigningFixtures.path("distribution.key.pem"), SigningFixtures.path("other-team.pem"), path,
                              SigningFixtures.password], packages: ["cryptography"])
-        #expect(Self.code { () throws(SigningIdentityError) in try SigningIdentity(pkcs12File: path, password: Self.password) }
+        #expect(identityErrorCode { () throws(SigningIdentityError) in try SigningIdentity(pkcs12File: path, password: Self.password) }
             == "IDENTITY_KEY_MISMATCH")
     }
 
@@ -226,6 +217,16 @@ struct PKCS12Tests {
             "-out", "/dev/null",
         ])
         #expect(result.status == 0, "\(result.stderr)")
+    }
+}
+
+/// The code of the error loading an identity throws, or nil when it loads.
+func identityErrorCode(_ body: () throws(SigningIdentityError) -> SigningIdentity) -> String? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return error.code
     }
 }
 
