@@ -21,6 +21,7 @@ let harnesses: [(name: String, products: [String])] = [
     ("fuzz-lzfse", ["LZFSE"]),
     ("fuzz-assets", ["AssetCatalog", "PNG"]),
     ("fuzz-profile", ["ProvisioningProfile", "CMS", "PropertyList"]),
+    ("fuzz-cms", ["CMS"]),
     ("fuzz-policy", ["Policy", "XMLSupport"]),
     ("fuzz-bundle", ["AppBundle", "PNG", "FormatSupport"]),
 ]

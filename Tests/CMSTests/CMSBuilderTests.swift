@@ -59,6 +59,17 @@ struct CMSBuilderTests {
         #expect(later != first)
     }
 
+    /// `cms/codesign-rsa.cms`: the builder's signature of the isign CodeDirectory, committed (a
+    /// fuzzing seed, and a check that the encoding does not drift). `IPAWRAP_WRITE_FIXTURES=1`
+    /// rewrites it.
+    @Test func theCommittedSignatureIsWhatTheBuilderWrites() throws {
+        let signature = try CMSFixtures.signature(TestIdentity(), content: try CMSFixtures.content())
+        if ProcessInfo.processInfo.environment["IPAWRAP_WRITE_FIXTURES"] == "1" {
+            try Data(signature).write(to: Fixtures.url("cms/codesign-rsa.cms"))
+        }
+        #expect(try Fixtures.bytes("cms/codesign-rsa.cms") == signature, "rewrite with IPAWRAP_WRITE_FIXTURES=1")
+    }
+
     @Test func signingTimesAfter2049AreGeneralizedTime() throws {
         let identity = try TestIdentity()
         let time = Date(timeIntervalSince1970: 2_556_144_000)  // 2051-01-01
