@@ -41,6 +41,24 @@ final class LibcryptoContext {
         return try body()
     }
 
+    /// Reads a PEM private key (PKCS #8, PKCS #1, SEC1, encrypted or not) in this context. The
+    /// password reaches libcrypto through a callback (never libcrypto's own terminal prompt,
+    /// which a nil callback would start). This runs outside `run`: libcrypto registers its
+    /// password wrapper's cleanup once, in the context that is the default at the time, and a
+    /// context of ours would take it away when freed (leaking every later wrapper).
+    func readPrivateKey(pem bio: OpaquePointer, password: [UInt8]?) -> OpaquePointer? {
+        var secret = password ?? []
+        return withUnsafeMutablePointer(to: &secret) { pointer in
+            PEM_read_bio_PrivateKey_ex(bio, nil, { buffer, size, _, userData in
+                guard let buffer, let userData else { return 0 }
+                let password = userData.assumingMemoryBound(to: [UInt8].self).pointee
+                guard password.count <= Int(size) else { return 0 }
+                for (index, byte) in password.enumerated() { buffer[index] = CChar(bitPattern: byte) }
+                return Int32(password.count)
+            }, pointer, context, nil)
+        }
+    }
+
     /// The last libcrypto error on this thread as text, for messages (`"…: bad decrypt"`).
     static func lastError() -> String {
         let code = ERR_peek_last_error()

@@ -116,10 +116,8 @@ extension SigningIdentity {
         }
         let certificates = try Self.certificates(certificatePEM)
         let context = try LibcryptoContext()
-        let key = try context.run { () throws(SigningIdentityError) in
-            try withMemoryBIO(keyPEM) { bio throws(SigningIdentityError) in
-                try Self.readPEMKey(bio, encrypted: Self.isEncryptedPEM(keyPEM), password: password)
-            }
+        let key = try withMemoryBIO(keyPEM) { bio throws(SigningIdentityError) in
+            try Self.readPEMKey(bio, in: context, encrypted: Self.isEncryptedPEM(keyPEM), password: password)
         }
         try self.init(pkcs8: key, certificates: certificates)
     }
@@ -166,21 +164,11 @@ extension SigningIdentity {
         return text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") || text.contains("Proc-Type: 4,ENCRYPTED")
     }
 
-    /// A PEM private key as PKCS #8 DER. The password reaches libcrypto through a callback (never
-    /// libcrypto's own terminal prompt, which a nil callback would start).
+    /// A PEM private key as PKCS #8 DER.
     private static func readPEMKey(
-        _ bio: OpaquePointer, encrypted: Bool, password: [UInt8]?
+        _ bio: OpaquePointer, in context: LibcryptoContext, encrypted: Bool, password: [UInt8]?
     ) throws(SigningIdentityError) -> [UInt8] {
-        var secret = password ?? []
-        let key = withUnsafeMutablePointer(to: &secret) { pointer in
-            PEM_read_bio_PrivateKey(bio, nil, { buffer, size, _, userData in
-                guard let buffer, let userData else { return 0 }
-                let password = userData.assumingMemoryBound(to: [UInt8].self).pointee
-                guard password.count <= Int(size) else { return 0 }
-                for (index, byte) in password.enumerated() { buffer[index] = CChar(bitPattern: byte) }
-                return Int32(password.count)
-            }, pointer)
-        }
+        let key = context.readPrivateKey(pem: bio, password: password)
         guard let key else {
             if encrypted {
                 throw SigningIdentityError(
@@ -191,7 +179,10 @@ extension SigningIdentity {
             throw SigningIdentityError(
                 .keyInvalid, "the key file is not a PEM private key (PKCS #8, PKCS #1 or SEC1): \(LibcryptoContext.lastError())")
         }
-        defer { EVP_PKEY_free(key) }
+        defer {
+            EVP_PKEY_free(key)
+            ERR_clear_error()
+        }
         return try pkcs8(of: key)
     }
 
