@@ -17,8 +17,11 @@ extension SigningIdentity {
             throw SigningIdentityError(
                 .notPKCS12, bytes.isEmpty ? "the data is empty" : "the data is larger than \(Self.maximumFileSize) bytes")
         }
-        guard !password.contains(0) else {
-            throw SigningIdentityError(.wrongPassword, "the password contains a NUL byte, which no PKCS #12 password can")
+        guard !password.contains(0), password.count <= Self.maximumPasswordLength else {
+            throw SigningIdentityError(
+                .wrongPassword,
+                password.contains(0) ? "the password contains a NUL byte, which no PKCS #12 password can"
+                    : "the password is longer than \(Self.maximumPasswordLength) bytes")
         }
         let context = try LibcryptoContext()
         let (key, certificates) = try context.run { () throws(SigningIdentityError) in

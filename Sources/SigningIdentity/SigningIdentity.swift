@@ -28,6 +28,8 @@ public struct SigningIdentity: CMSSigningIdentity {
 
     /// Larger than any identity file (a .p12 with its chain is a few KiB).
     public static let maximumFileSize = 1 << 20
+    /// Longer than any password an exporter accepts.
+    public static let maximumPasswordLength = 4_096
 
     /// The leaf certificate: the one the private key belongs to.
     public let certificate: Certificate
