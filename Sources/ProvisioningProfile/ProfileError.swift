@@ -6,7 +6,7 @@ import FormatSupport
 /// Every malformed or hostile input ends in one of these, never in a trap: `ipawrap profile show`
 /// prints it and exits 65 (74 for a file that cannot be read), and a check turns an embedded
 /// profile's error into the finding `PROFILE_UNREADABLE`.
-public struct ProfileError: CodedError, Equatable {
+public struct ProfileError: FileInputError, Equatable {
     /// The stable code a user can search for.
     public enum Reason: String, Sendable, CaseIterable {
         /// The file is empty.
@@ -46,14 +46,8 @@ public struct ProfileError: CodedError, Equatable {
         self.file = file
     }
 
-    public var code: String { reason.rawValue }
-
     public var category: ErrorCategory {
         reason == .fileUnreadable ? .io : .invalidInput
-    }
-
-    public var description: String {
-        if let file { "\(file): \(message)" } else { message }
     }
 
     /// The same error naming the file it came from.

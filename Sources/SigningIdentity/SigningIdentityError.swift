@@ -1,7 +1,7 @@
 import FormatSupport
 
 /// Why a signing identity could not be loaded, or why it may not sign at a date.
-public struct SigningIdentityError: CodedError, Equatable {
+public struct SigningIdentityError: FileInputError, Equatable {
     /// The stable code a user can search for.
     public enum Reason: String, Sendable, CaseIterable {
         /// The file cannot be read (missing, a folder, no permission): an I/O error.
@@ -43,14 +43,8 @@ public struct SigningIdentityError: CodedError, Equatable {
         self.file = file
     }
 
-    public var code: String { reason.rawValue }
-
     public var category: ErrorCategory {
         reason == .fileUnreadable ? .io : .invalidInput
-    }
-
-    public var description: String {
-        if let file { "\(file): \(message)" } else { message }
     }
 
     /// The same error naming the file it came from (unless it names one already).
