@@ -18,15 +18,17 @@ public enum PythonOracle {
         public let description: String
     }
 
-    /// Whether `Scripts/test` asked for the oracle (so a missing package is a failure).
-    public static var isRequired: Bool {
-        ProcessInfo.processInfo.environment["IPAWRAP_ORACLE_PYTHON"] != nil
+    /// `IPAWRAP_ORACLE_PYTHON`, when set and not empty.
+    private static var configured: String? {
+        ProcessInfo.processInfo.environment["IPAWRAP_ORACLE_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
     }
+
+    /// Whether `Scripts/test` asked for the oracle (so a missing package is a failure).
+    public static var isRequired: Bool { configured != nil }
 
     /// The interpreter: `IPAWRAP_ORACLE_PYTHON`, else the package's `.build/oracle-venv`.
     public static var interpreter: String {
-        ProcessInfo.processInfo.environment["IPAWRAP_ORACLE_PYTHON"]
-            ?? Fixtures.packageRoot.appendingPathComponent(".build/oracle-venv/bin/python3").path
+        configured ?? Fixtures.packageRoot.appendingPathComponent(".build/oracle-venv/bin/python3").path
     }
 
     /// Whether a test needing `packages` should run: always when required (it then fails
