@@ -2,12 +2,21 @@
 // ipawrap: wrap and inspect iOS app archives on Linux.
 //
 // Dependencies point one way:
-//   formats (FormatSupport, IPAArchive, PropertyList, PNG, LZFSE, AssetCatalog, MachO, Policy)
-//     ← bundle model ← checks / wrapping ← the `ipawrap` command line.
+//   formats (FormatSupport, IPAArchive, PropertyList, PNG, LZFSE, AssetCatalog, MachO, Policy, CMS,
+//   SigningIdentity, ProvisioningProfile) ← bundle model ← checks / wrapping ← the `ipawrap` command line.
 import PackageDescription
 
 /// Every target is Swift 6 with warnings treated as errors, locally and in CI.
 let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+/// What the targets that read, verify and sign certificates and CMS use: swift-asn1,
+/// swift-certificates and swift-crypto (with `_CryptoExtras` for RSA).
+let certificateLibraries: [Target.Dependency] = [
+    .product(name: "SwiftASN1", package: "swift-asn1"),
+    .product(name: "X509", package: "swift-certificates"),
+    .product(name: "Crypto", package: "swift-crypto"),
+    .product(name: "_CryptoExtras", package: "swift-crypto"),
+]
 
 let package = Package(
     name: "ipawrap",
@@ -24,6 +33,8 @@ let package = Package(
         .library(name: "AssetCatalog", targets: ["AssetCatalog"]),
         .library(name: "MachO", targets: ["MachO"]),
         .library(name: "Policy", targets: ["Policy"]),
+        .library(name: "CMS", targets: ["CMS"]),
+        .library(name: "SigningIdentity", targets: ["SigningIdentity"]),
         .library(name: "ProvisioningProfile", targets: ["ProvisioningProfile"]),
         .library(name: "AppBundle", targets: ["AppBundle"]),
     ],
@@ -40,6 +51,8 @@ let package = Package(
         .systemLibrary(name: "CLibzip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "CLibxml2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // OpenSSL 3's libcrypto: PKCS #12 and encrypted PEM keys (its legacy provider reads RC2).
+        .systemLibrary(name: "CLibcrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // Formats: each target owns one Apple or container format and knows nothing of bundles.
         .target(name: "FormatSupport", swiftSettings: strict),
@@ -54,9 +67,19 @@ let package = Package(
         .target(name: "AssetCatalog", dependencies: ["LZFSE", "PNG", "CZlib", "FormatSupport"], swiftSettings: strict),
         .target(name: "MachO", dependencies: ["FormatSupport"], swiftSettings: strict),
         .target(name: "Policy", dependencies: ["XMLSupport", "FormatSupport"], swiftSettings: strict),
+        // CMS SignedData: parsed (profiles, code signatures), verified and built (detached code signatures).
+        .target(
+            name: "CMS",
+            dependencies: ["PropertyList", "FormatSupport"] + certificateLibraries,
+            swiftSettings: strict),
+        // A signing identity (certificate, private key, chain) from PKCS #12 or PEM files.
+        .target(
+            name: "SigningIdentity",
+            dependencies: ["CLibcrypto", "CMS", "FormatSupport"] + certificateLibraries,
+            swiftSettings: strict),
         .target(
             name: "ProvisioningProfile",
-            dependencies: ["PropertyList", "FormatSupport",
+            dependencies: ["CMS", "PropertyList", "FormatSupport",
                            .product(name: "SwiftASN1", package: "swift-asn1"),
                            .product(name: "X509", package: "swift-certificates"),
                            .product(name: "Crypto", package: "swift-crypto")],
@@ -122,7 +145,15 @@ let package = Package(
         .testTarget(name: "LZFSETests", dependencies: ["LZFSE", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AssetCatalogTests", dependencies: ["AssetCatalog", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MachOTests", dependencies: ["MachO", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "ProvisioningProfileTests", dependencies: ["ProvisioningProfile", "TestSupport", "PropertyList"], swiftSettings: strict),
+        .testTarget(name: "ProvisioningProfileTests", dependencies: ["ProvisioningProfile", "CMS", "TestSupport", "PropertyList"], swiftSettings: strict),
+        .testTarget(
+            name: "CMSTests",
+            dependencies: ["CMS", "ProvisioningProfile", "TestSupport", "PropertyList"] + certificateLibraries,
+            swiftSettings: strict),
+        .testTarget(
+            name: "SigningIdentityTests",
+            dependencies: ["SigningIdentity", "CMS", "TestSupport"] + certificateLibraries,
+            swiftSettings: strict),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
         .testTarget(name: "ChecksTests", dependencies: ["Checks", "AppBundle", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),

@@ -20,7 +20,8 @@ let harnesses: [(name: String, products: [String])] = [
     ("fuzz-macho", ["MachO", "FormatSupport"]),
     ("fuzz-lzfse", ["LZFSE"]),
     ("fuzz-assets", ["AssetCatalog", "PNG"]),
-    ("fuzz-profile", ["ProvisioningProfile", "PropertyList"]),
+    ("fuzz-profile", ["ProvisioningProfile", "CMS", "PropertyList"]),
+    ("fuzz-cms", ["CMS"]),
     ("fuzz-policy", ["Policy", "XMLSupport"]),
     ("fuzz-bundle", ["AppBundle", "PNG", "FormatSupport"]),
 ]

@@ -285,6 +285,12 @@ def fixture_seeds():
     copy_tree(folder, "profiles/generated", "", 65536)
     shutil.copyfile(os.path.join(FIXTURES, "isign/test.mobileprovision"), os.path.join(folder, "isign-test.mobileprovision"))
 
+    folder = reset("fuzz-cms")
+    copy_tree(folder, "cms", "", 65536, (".cms",))
+    copy_tree(folder, "signing/profiles", "profile-", 65536)
+    shutil.copyfile(os.path.join(FIXTURES, "profiles/generated/ber-indefinite.mobileprovision"),
+                    os.path.join(folder, "profile-ber-indefinite.mobileprovision"))
+
     folder = reset("fuzz-policy")
     copy_tree(folder, "policy/valid", "valid-", 65536)
     copy_tree(folder, "policy/invalid", "invalid-", 65536)

@@ -41,6 +41,33 @@ ensure_swift() {
 }
 
 # What building ipawrap needs.
-BUILD_PACKAGES=(pkg-config libzip-dev libxml2-dev zlib1g-dev)
-# What the tests use as independent oracles.
-TEST_PACKAGES=(python3 unzip zip openssl libxml2-utils)
+BUILD_PACKAGES=(pkg-config libzip-dev libxml2-dev zlib1g-dev libssl-dev)
+# What the tests use as independent oracles (python3-venv holds the oracle environment below).
+TEST_PACKAGES=(python3 python3-venv unzip zip openssl libxml2-utils)
+
+# Python packages from PyPI the tests use as oracles (CMS and X.509, Mach-O, JSON Schema), pinned,
+# in a virtual environment in the git-ignored build folder: Debian's python3 refuses `pip install`
+# into itself (PEP 668). TestSupport's PythonOracle runs scripts with its interpreter.
+ORACLE_PYTHON_PACKAGES=(asn1crypto==1.5.1 cryptography==50.0.2 lief==1.0.0 jsonschema==4.26.0)
+ORACLE_VENV=.build/oracle-venv
+
+# Creates (or re-creates, when the pinned list changed) the oracle environment; quick when it is
+# there. Prefers Debian's /usr/bin/python3 (which python3-venv completes), else python3 on PATH.
+ensure_oracle_venv() {
+    local stamp="$ORACLE_VENV/ipawrap-oracle-packages.txt"
+    local wanted="${ORACLE_PYTHON_PACKAGES[*]}"
+    if [ -x "$ORACLE_VENV/bin/python3" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$wanted" ]; then
+        return 0
+    fi
+    local python=python3
+    [ -x /usr/bin/python3 ] && python=/usr/bin/python3
+    echo "ipawrap: creating the Python oracle environment $ORACLE_VENV ($wanted)" >&2
+    rm -rf "$ORACLE_VENV"
+    if ! "$python" -m venv "$ORACLE_VENV" >&2 \
+        || ! "$ORACLE_VENV/bin/python3" -m pip install --quiet --disable-pip-version-check "${ORACLE_PYTHON_PACKAGES[@]}" >&2; then
+        rm -rf "$ORACLE_VENV"
+        echo "ipawrap: could not create $ORACLE_VENV with $python (is python3-venv installed, is PyPI reachable?)" >&2
+        exit 1
+    fi
+    echo "$wanted" > "$stamp"
+}

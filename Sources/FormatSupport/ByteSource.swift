@@ -111,3 +111,19 @@ public final class FileByteSource: ByteSource {
         return result
     }
 }
+
+extension FileByteSource {
+    /// The whole of a small file (a profile, an identity), or nil when it is larger than `limit`
+    /// bytes: such files are read at once, and a larger one is not what it claims to be.
+    public static func contents(ofFile path: String, limit: Int) throws(FileReadError) -> [UInt8]? {
+        let source = try FileByteSource(path: path)
+        guard source.size <= UInt64(limit) else { return nil }
+        do {
+            return try source.read(offset: 0, count: Int(source.size))
+        } catch let error as FileReadError {
+            throw error
+        } catch {
+            throw FileReadError(path: path, reason: "\(error)")
+        }
+    }
+}

@@ -17,3 +17,22 @@ public protocol CodedError: Error, CustomStringConvertible, Sendable {
     var code: String { get }
     var category: ErrorCategory { get }
 }
+
+/// A coded error about one input file (a profile, a signing identity): a reason whose raw value
+/// is the code, one sentence, and the file when known, which the description puts first.
+public protocol FileInputError: CodedError {
+    associatedtype Reason: RawRepresentable where Reason.RawValue == String
+    var reason: Reason { get }
+    /// One sentence saying what is wrong.
+    var message: String { get }
+    /// The file the input was read from, when known.
+    var file: String? { get }
+}
+
+extension FileInputError {
+    public var code: String { reason.rawValue }
+
+    public var description: String {
+        if let file { "\(file): \(message)" } else { message }
+    }
+}

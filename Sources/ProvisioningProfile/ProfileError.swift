@@ -1,3 +1,4 @@
+import CMS
 import FormatSupport
 
 /// Why bytes could not be read as a provisioning profile (or as DER entitlements).
@@ -5,7 +6,7 @@ import FormatSupport
 /// Every malformed or hostile input ends in one of these, never in a trap: `ipawrap profile show`
 /// prints it and exits 65 (74 for a file that cannot be read), and a check turns an embedded
 /// profile's error into the finding `PROFILE_UNREADABLE`.
-public struct ProfileError: CodedError, Equatable {
+public struct ProfileError: FileInputError, Equatable {
     /// The stable code a user can search for.
     public enum Reason: String, Sendable, CaseIterable {
         /// The file is empty.
@@ -45,18 +46,28 @@ public struct ProfileError: CodedError, Equatable {
         self.file = file
     }
 
-    public var code: String { reason.rawValue }
-
     public var category: ErrorCategory {
         reason == .fileUnreadable ? .io : .invalidInput
-    }
-
-    public var description: String {
-        if let file { "\(file): \(message)" } else { message }
     }
 
     /// The same error naming the file it came from.
     public func inFile(_ path: String) -> ProfileError {
         ProfileError(reason, message, file: path)
+    }
+}
+
+extension ProfileError {
+    /// A CMS reading error as the profile error it has always been: the ASN.1 codes carry over,
+    /// every structural one is `PROFILE_MALFORMED_CMS`.
+    init(_ error: CMSError) {
+        switch error.reason {
+        case .empty: self.init(.empty, "the file is empty")
+        case .tooLarge: self.init(.tooLarge, error.message)
+        case .truncated: self.init(.truncated, error.message)
+        case .malformedASN1: self.init(.malformedASN1, error.message)
+        case .notSignedData: self.init(.notSignedData, error.message)
+        case .malformed, .signerInvalid, .attributeInvalid, .signingFailed, .unsupportedIdentity:
+            self.init(.malformedCMS, error.message)
+        }
     }
 }

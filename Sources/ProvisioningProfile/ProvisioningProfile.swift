@@ -1,3 +1,4 @@
+import CMS
 import FormatSupport
 import Foundation
 import PropertyList
@@ -79,7 +80,21 @@ public struct ProvisioningProfile: Sendable {
                 .tooLarge, "the file is \(bytes.count) bytes, more than the \(Self.maximumSize)-byte limit for a profile")
         }
         try Self.refuseUnsignedForms(bytes)
-        let signedData = try CMSSignedData(berEncoded: bytes)
+        let signedData: CMSSignedData
+        do {
+            signedData = try CMSSignedData(berEncoded: bytes)
+        } catch {
+            throw ProfileError(error)
+        }
+        guard !signedData.isDetached else {
+            throw ProfileError(
+                .noContent, "the signature is detached: the SignedData carries no content, so there is no profile in it")
+        }
+        guard signedData.contentType == CMSObjectIdentifier.data else {
+            throw ProfileError(
+                .noContent,
+                "the signed content is \(CMSObjectIdentifier.name(of: signedData.contentType)), not data (1.2.840.113549.1.7.1)")
+        }
         let root: PropertyListValue
         do {
             root = try PropertyList(bytes: signedData.content).root
@@ -153,21 +168,15 @@ public struct ProvisioningProfile: Sendable {
     /// Reads a profile file; a file that cannot be read is `PROFILE_FILE_UNREADABLE` (an I/O
     /// error), one that is not a profile names the file in its error.
     public init(contentsOfFile path: String) throws(ProfileError) {
-        let bytes: [UInt8]
+        let contents: [UInt8]?
         do {
-            let source = try FileByteSource(path: path)
-            guard source.size <= UInt64(Self.maximumSize) else {
-                throw ProfileError(
-                    .tooLarge, "the file is \(source.size) bytes, more than the \(Self.maximumSize)-byte limit for a profile",
-                    file: path)
-            }
-            bytes = try source.read(offset: 0, count: Int(source.size))
-        } catch let error as ProfileError {
-            throw error
-        } catch let error as FileReadError {
-            throw ProfileError(.fileUnreadable, "cannot be read: \(error.reason)", file: path)
+            contents = try FileByteSource.contents(ofFile: path, limit: Self.maximumSize)
         } catch {
-            throw ProfileError(.fileUnreadable, "cannot be read: \(error)", file: path)
+            throw ProfileError(.fileUnreadable, "cannot be read: \(error.reason)", file: path)
+        }
+        guard let bytes = contents else {
+            throw ProfileError(
+                .tooLarge, "the file is more than the \(Self.maximumSize)-byte limit for a profile", file: path)
         }
         do {
             self = try ProvisioningProfile(bytes: bytes)

@@ -1,3 +1,4 @@
+import CMS
 import Foundation
 import PropertyList
 import ProvisioningProfile

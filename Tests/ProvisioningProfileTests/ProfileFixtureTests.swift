@@ -12,13 +12,23 @@ struct ProfileFixtureTests {
 
     @Test(arguments: ProfileBuilder.Fixture.allCases)
     func committedProfileEqualsAFreshSignature(_ fixture: ProfileBuilder.Fixture) throws {
-        let signed = try fixture.builder.signed()
-        if Self.rewriting {
+        try Self.check(fixture.builder, committedAt: fixture.path)
+    }
+
+    /// The profiles signing tests use (Tests/Fixtures/signing/profiles), listing the signing leaves.
+    @Test(arguments: ProfileBuilder.SigningFixture.allCases)
+    func committedSigningProfileEqualsAFreshSignature(_ fixture: ProfileBuilder.SigningFixture) throws {
+        try Self.check(fixture.builder, committedAt: fixture.path)
+    }
+
+    private static func check(_ builder: ProfileBuilder, committedAt path: String) throws {
+        let signed = try builder.signed()
+        if rewriting {
             try FileManager.default.createDirectory(
-                at: Fixtures.url("profiles/generated"), withIntermediateDirectories: true)
-            try Data(signed).write(to: Fixtures.url(fixture.path))
+                at: Fixtures.url(path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(signed).write(to: Fixtures.url(path))
         }
-        #expect(try ProfileBuilder.fixture(fixture) == signed, "rewrite with IPAWRAP_WRITE_FIXTURES=1")
+        #expect(try Fixtures.bytes(path) == signed, "rewrite with IPAWRAP_WRITE_FIXTURES=1")
     }
 
     @Test func signingTwiceGivesTheSameBytes() throws {
@@ -33,5 +43,7 @@ struct ProfileFixtureTests {
     func everyFixtureIsCommittedAndNothingElse() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.path("profiles/generated")).sorted()
         #expect(names == ProfileBuilder.Fixture.allCases.map(\.fileName).sorted())
+        let signing = try FileManager.default.contentsOfDirectory(atPath: Fixtures.path("signing/profiles")).sorted()
+        #expect(signing == ProfileBuilder.SigningFixture.allCases.map(\.fileName).sorted())
     }
 }
