@@ -48,9 +48,11 @@ public final class ZipArchive {
     static let maximumSymlinkTarget = 1024
     /// Symlinks followed while resolving one path (the kernel's ELOOP limit).
     static let maximumSymlinkHops = 40
-    /// Records libzip parses at once when it checks a large archive's names (about 1.4 MB of
-    /// its index); an archive with no more entries than this it opens whole, as it is.
+    /// Records, and bytes of them, libzip parses at once when it checks a large archive's names
+    /// (its index takes about 350 bytes an entry plus the names); an archive with no more than
+    /// this it opens whole, as it is.
     static let libzipWindow = 4096
+    static let libzipWindowBytes: UInt64 = 4 << 20
 
     public init(path: String, limits: ArchiveLimits = .default) throws(ArchiveError) {
         self.path = path
@@ -273,7 +275,9 @@ public final class ZipArchive {
         var headers = ReadAheadFile(file)
         var totalSize: UInt64 = 0
         while let (record, offset) = try reader.next() {
-            try clock.tick(1)
+            // Each record's name is read a few times over (checked, compared with its local
+            // header and the previous name): a deep name is as much work as many records.
+            try clock.tick(1 + record.name.count)
             try checkEntryHeader(record, archive: archive, limits: limits)
             let (sum, overflow) = totalSize.addingReportingOverflow(record.uncompressedSize)
             totalSize = overflow ? .max : sum
@@ -365,7 +369,7 @@ public final class ZipArchive {
     }
 
     /// Refuses entries beneath a file or a symlink, naming the entry and its nearest such parent.
-    private static func checkParents(_ store: EntryStore, archive: String, clock: inout WorkClock) throws(ArchiveError) {
+    static func checkParents(_ store: EntryStore, archive: String, clock: inout WorkClock) throws(ArchiveError) {
         let tree = store.tree
         // Folders whose every ancestor is a folder, so each is walked through once.
         var clear = [Bool](repeating: false, count: tree.nodeCount)
@@ -404,17 +408,22 @@ public final class ZipArchive {
         return String(key[key.startIndex..<end])
     }
 
-    /// libzip must read every record's name as we do. It parses the directory a window of
-    /// records at a time (or the whole file, when that is small), in bounded memory.
+    /// libzip must read every record's name as we do. It opens a small archive whole, as it
+    /// is; a larger one a window of records at a time, so its index stays small.
     private func crossCheckWithLibzip(clock: inout WorkClock) throws(ArchiveError) {
         let count = store.table.count
+        let whole = count <= Self.libzipWindow && centralDirectorySize <= Self.libzipWindowBytes
         var first = 0
         repeat {
-            let last = min(first + Self.libzipWindow, count)
             let view: LibzipView
-            if count <= Self.libzipWindow {
+            var last = count
+            if whole {
                 view = try LibzipView(wholeFile: file, archive: path)
             } else {
+                // Up to 4,096 records or 4 MiB of them, and at least one.
+                last = first + 1
+                let limit = recordRange(first).lowerBound + Self.libzipWindowBytes
+                while last < count, last - first < Self.libzipWindow, recordRange(last).upperBound <= limit { last += 1 }
                 let records = recordRange(first).lowerBound..<recordRange(last - 1).upperBound
                 view = try LibzipView(
                     file: file, directoryOffset: centralDirectoryOffset, records: records, count: last - first, archive: path)
@@ -423,7 +432,7 @@ public final class ZipArchive {
                 throw .corrupt(
                     archive: path,
                     reason: "libzip sees \(view.entryCount) entries where the central directory lists \(last - first)"
-                        + (count > Self.libzipWindow ? " (records \(first) to \(last - 1))" : ""))
+                        + (whole ? "" : " (records \(first) to \(last - 1))"))
             }
             for index in first..<last {
                 try clock.tick(1)
