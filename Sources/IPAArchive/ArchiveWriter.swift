@@ -144,18 +144,26 @@ public enum ArchiveWriter {
         }
         let directoryOffset = position
         var directory = BufferedOutput(out, at: directoryOffset)
+        var kept: ArraySlice<ArchiveEntry> = []
         if let copied {
             var reader = copied.archive.centralDirectoryReader()
-            var kept = copied.kept[...]
+            kept = copied.kept[...]
             while let next = kept.first, let (record, _) = try reader.next() {
                 guard reader.index - 1 == UInt64(next.index) else { continue }
                 kept = kept.dropFirst()
+                // The records are read again from the input: they must still be the ones checked.
+                guard copied.archive.describes(next, as: record) else {
+                    throw ArchiveError.unreadable(archive: copied.archive.path, reason: "the file changed while being copied")
+                }
                 do {
                     try directory.append(try ZipRecordWriter.relocated(record, to: copied.newOffsets[next.index]))
                 } catch is ZipRecordWriter.RelocationError {
                     throw OutputError(path: out.destination, reason: "entry '\(next.name)' cannot be moved beyond 4 GiB")
                 }
             }
+        }
+        if let copied, !kept.isEmpty {
+            throw ArchiveError.unreadable(archive: copied.archive.path, reason: "the file changed while being copied")
         }
         for record in addedRecords { try directory.append(record) }
         let directorySize = directory.position - directoryOffset
@@ -360,7 +368,7 @@ struct RepackPlan {
         while key.hasSuffix("/") { key.removeLast() }
         let tree = archive.store.tree
         guard !key.isEmpty, let node = tree.node(atPath: key.utf8) else { return [] }
-        return archive.entries.indices.filter { tree.isWithin(tree.node(ofEntry: $0), node) }
+        return tree.entries(within: node)
     }
 
     /// An addition as entries: a folder on disk becomes its whole tree.

@@ -221,7 +221,9 @@ struct PathTree: Sendable {
         components.withUnsafeBufferPointer { components in
             var index = Int(componentStarts[Int(node)])
             for byte in bytes {
-                guard components[index] == byte else { return false }
+                // A 0 byte (possible in a name looked up, never in one stored) would match the
+                // terminator and read on past it.
+                guard byte != 0, components[index] == byte else { return false }
                 index += 1
             }
             return components[index] == 0
@@ -344,14 +346,31 @@ struct PathTree: Sendable {
         }
     }
 
-    /// Whether `node` lies at or below `ancestor`.
-    func isWithin(_ node: UInt32, _ ancestor: UInt32) -> Bool {
-        var current = node
-        while true {
-            if current == ancestor { return true }
-            guard current != root, parents[Int(current)] < Self.unused else { return false }
-            current = parents[Int(current)]
+    /// The entries whose node lies at or below `ancestor`, in order. Each node is walked up
+    /// from once (what is known of a node is kept), so a deep tree costs its size, not its size
+    /// times its depth.
+    func entries(within ancestor: UInt32) -> [Int] {
+        // 0: not known yet; 1: within; 2: not within.
+        var known = [UInt8](repeating: 0, count: parents.count)
+        known[Int(ancestor)] = 1
+        var walked: [Int] = []
+        var result: [Int] = []
+        for index in 0..<entryCount {
+            var current = Int(node(ofEntry: index))
+            walked.removeAll(keepingCapacity: true)
+            while known[current] == 0 {
+                walked.append(current)
+                guard current != Int(root), parents[current] < Self.unused else {
+                    known[current] = 2
+                    break
+                }
+                current = Int(parents[current])
+            }
+            let state = known[current]
+            for node in walked { known[node] = state }
+            if state == 1 { result.append(index) }
         }
+        return result
     }
 
     /// Where a node first appears: its entry's index, or the entry that first implied the folder.

@@ -126,9 +126,8 @@ public final class ZipArchive {
     public func entries(within path: String) -> [ArchiveEntry] {
         let tree = store.tree
         guard !path.isEmpty, let folder = tree.node(atPath: path.utf8) else { return [] }
-        return entries.filter { entry in
-            let node = tree.node(ofEntry: entry.index)
-            return node != folder && tree.isWithin(node, folder)
+        return tree.entries(within: folder).compactMap { index in
+            tree.node(ofEntry: index) == folder ? nil : ArchiveEntry(store: store, index: index)
         }
     }
 
@@ -171,6 +170,19 @@ public final class ZipArchive {
         CentralDirectoryReader(
             file: file, directoryOffset: centralDirectoryOffset, directorySize: centralDirectorySize,
             count: UInt64(store.table.count), archive: path)
+    }
+
+    /// Whether `record`, read again from the file, is the one `entry` was made from.
+    func describes(_ entry: ArchiveEntry, as record: CentralDirectoryRecord) -> Bool {
+        let table = store.table
+        let index = entry.index
+        return record.localHeaderOffset == table.localHeaderOffsets[index] && record.crc32 == table.crc32s[index]
+            && record.compressedSize == table.compressedSizes[index] && record.uncompressedSize == table.uncompressedSizes[index]
+            && record.flags == table.flags[index] && record.method == table.methods[index]
+            && record.externalAttributes == table.externalAttributes[index]
+            && record.name.withUnsafeBufferPointer {
+                store.tree.name(ofEntry: index, isDirectoryName: table.isDirectoryName(index), equals: $0)
+            }
     }
 
     /// The file range of entry `index`'s central-directory record.
