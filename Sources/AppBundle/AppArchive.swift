@@ -25,41 +25,44 @@ public final class AppArchive {
     public init(archive: IPAArchive) throws {
         self.archive = archive
         let appPath = String(archive.appDirectory.dropLast())
-        let index = FolderIndex(archive.zip.entries)
+        let zip = archive.zip
         let appPlistPath = appPath + "/Info.plist"
-        guard let plistEntry = archive.zip.entry(named: appPlistPath), plistEntry.kind == .file else {
+        guard let plistEntry = zip.entry(named: appPlistPath), plistEntry.kind == .file else {
             throw BundleError.infoPlistMissing(archive: archive.path, path: appPlistPath)
         }
         let plist: PropertyList
         do {
-            plist = try Self.readPlist(plistEntry, from: archive.zip)
+            plist = try Self.readPlist(plistEntry, from: zip)
         } catch {
-            try archive.zip.checkLimits()
+            try zip.checkLimits()
             throw BundleError.infoPlistInvalid(archive: archive.path, path: appPlistPath, reason: Self.describe(error))
         }
         guard plist.root.dictionary != nil else {
             throw BundleError.infoPlistInvalid(archive: archive.path, path: appPlistPath, reason: "its root is not a dictionary")
         }
-        self.app = Self.bundle(kind: .app, path: appPath, parent: nil, plist: plist, problem: nil, in: archive.zip)
+        self.app = Self.bundle(kind: .app, path: appPath, parent: nil, plist: plist, problem: nil, in: zip)
 
         var nested: [BundleInfo] = []
         var pending: [(BundleInfo, Int)] = [(app, 0)]
-        while !pending.isEmpty {
-            let (parent, depth) = pending.removeFirst()
+        var next = 0
+        while next < pending.count {
+            let (parent, depth) = pending[next]
+            next += 1
             guard depth < Self.maximumNesting else { continue }
+            try zip.checkLimits()
             for (kind, folder) in Self.nestedLocations(of: parent.kind) {
-                for name in index.children(of: parent.path + "/" + folder) where name.hasSuffix(kind.extension) {
+                for name in try zip.contents(ofFolder: parent.path + "/" + folder) where name.hasSuffix(kind.extension) {
                     let path = parent.path + "/" + folder + "/" + name
-                    let bundle = Self.loadNested(kind: kind.kind, path: path, parent: parent.path, in: archive.zip)
+                    let bundle = Self.loadNested(kind: kind.kind, path: path, parent: parent.path, in: zip)
                     nested.append(bundle)
                     pending.append((bundle, depth + 1))
                 }
             }
         }
         self.nestedBundles = nested
-        try archive.zip.checkLimits()
-        self.rootItems = index.children(of: "").filter { $0 != "Payload" }.map { name in
-            index.isFolder(name) ? name + "/" : name
+        try zip.checkLimits()
+        self.rootItems = try zip.contents(ofFolder: "").filter { $0 != "Payload" }.map { name in
+            zip.isFolder(name) ? name + "/" : name
         }
     }
 
@@ -155,43 +158,5 @@ public final class AppArchive {
 
     private static func readPlist(_ entry: ArchiveEntry, from zip: ZipArchive) throws -> PropertyList {
         try PropertyList(bytes: zip.read(entry, maximumSize: maximumInfoPlistSize))
-    }
-}
-
-/// The folder structure implied by entry names (archives need not list every folder).
-struct FolderIndex {
-    /// Folder path (no trailing slash; "" for the root) → names of its direct children.
-    private var children: [String: [String]] = [:]
-    private var folders: Set<String> = [""]
-
-    init(_ entries: [ArchiveEntry]) {
-        var seen: Set<String> = []
-        for entry in entries {
-            // Split on the UTF-8 bytes: walking Characters costs more and '/' is always one byte.
-            let path = entry.path
-            var start = path.utf8.startIndex
-            var parent = ""
-            while start < path.utf8.endIndex {
-                let end = path.utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? path.utf8.endIndex
-                let isLast = end == path.utf8.endIndex || path.utf8.index(after: end) == path.utf8.endIndex
-                let prefix = String(path[path.startIndex..<end])
-                if !isLast || entry.kind == .directory { folders.insert(prefix) }
-                if seen.insert(prefix).inserted {
-                    children[parent, default: []].append(String(path[start..<end]))
-                }
-                parent = prefix
-                start = end == path.utf8.endIndex ? end : path.utf8.index(after: end)
-            }
-        }
-        for key in children.keys { children[key]?.sort() }
-    }
-
-    /// Names directly inside `folder`, sorted.
-    func children(of folder: String) -> [String] {
-        children[folder] ?? []
-    }
-
-    func isFolder(_ path: String) -> Bool {
-        folders.contains(path)
     }
 }

@@ -1,5 +1,6 @@
 import AppBundle
 import FormatSupport
+import IPAArchive
 import MachO
 import Policy
 
@@ -55,7 +56,7 @@ enum BinaryChecks {
         var owners: [String: BundleInfo] = [:]
         for bundle in context.archive.allBundles { owners[bundle.path + "/Frameworks"] = bundle }
         var libraries: [BinaryEvidence] = []
-        for entry in context.archive.archive.zip.entries where entry.kind == .file && entry.path.hasSuffix(".dylib") {
+        for entry in context.archive.archive.zip.entries where entry.kind == .file && entry.fileName.hasSuffix(".dylib") {
             let path = entry.path
             guard let slash = path.lastIndex(of: "/"), let bundle = owners[String(path[..<slash])] else { continue }
             var evidence = BinaryEvidence(bundle: bundle, path: path)
@@ -138,34 +139,56 @@ struct ToolkitVersionError: CodedError, Equatable {
 }
 
 /// The files of the app folder, for markers that are files rather than binaries (loose dylibs,
-/// the resources of cross-platform frameworks).
+/// the resources of cross-platform frameworks). Held compactly, as an app may have 250,000
+/// files: entry positions and their lowercased file names in one buffer; paths are built for
+/// the files a check asks for.
 struct AppFiles {
-    /// Archive paths of every file (and symlink) inside the app folder, in archive order.
-    let paths: [String]
-    /// Each path's file name, lowercased (computed once: every check filters on it).
-    private let lowercasedNames: [String]
-    private let lookup: Set<String>
+    private let zip: ZipArchive
+    /// Positions of every file (and symlink) inside the app folder, in archive order.
+    private let entries: [UInt32]
+    /// Each file name, lowercased (computed once: every check filters on it), one after another;
+    /// name `i` ends at `nameEnds[i]`.
+    private let lowercasedNames: [UInt8]
+    private let nameEnds: [UInt32]
+    private let appPrefix: String
 
     init(_ archive: AppArchive) {
-        let prefix = archive.app.path + "/"
-        paths = archive.archive.zip.entries.compactMap { entry in
-            entry.kind != .directory && entry.path.hasPrefix(prefix) ? entry.path : nil
+        zip = archive.archive.zip
+        appPrefix = archive.app.path + "/"
+        var entries: [UInt32] = []
+        var names: [UInt8] = []
+        var ends: [UInt32] = []
+        for entry in zip.entries(within: archive.app.path) where entry.kind != .directory {
+            entries.append(UInt32(entry.index))
+            names.append(contentsOf: entry.fileName.lowercased().utf8)
+            ends.append(UInt32(names.count))
         }
-        lowercasedNames = paths.map { Self.fileName($0).lowercased() }
-        lookup = Set(paths)
+        self.entries = entries
+        self.lowercasedNames = names
+        self.nameEnds = ends
     }
 
     /// Paths whose lowercased file name satisfies `predicate`.
     func named(_ predicate: (_ lowercasedName: String) -> Bool) -> [String] {
-        zip(paths, lowercasedNames).compactMap { predicate($1) ? $0 : nil }
+        var paths: [String] = []
+        var start = 0
+        for (position, end) in nameEnds.enumerated() {
+            if predicate(String(decoding: lowercasedNames[start..<Int(end)], as: UTF8.self)) {
+                paths.append(zip.entries[Int(entries[position])].path)
+            }
+            start = Int(end)
+        }
+        return paths
     }
 
-    func contains(_ path: String) -> Bool { lookup.contains(path) }
+    func contains(_ path: String) -> Bool {
+        guard path.hasPrefix(appPrefix), !path.hasSuffix("/"), let entry = zip.entry(named: path) else { return false }
+        return entry.kind != .directory
+    }
 
     /// Whether any file lies inside `folder` (an archive path without a trailing slash).
     func hasFiles(under folder: String) -> Bool {
-        let prefix = folder + "/"
-        return paths.contains { $0.hasPrefix(prefix) }
+        folder.hasPrefix(appPrefix) && zip.entries(within: folder).contains { $0.kind != .directory }
     }
 
     static func fileName(_ path: String) -> String {

@@ -1,80 +1,103 @@
 import FormatSupport
 
-/// One entry of a zip archive, as its central directory declares it.
+/// One entry of a zip archive, as its central directory declares it: a view of one row of the
+/// archive's entry table, so holding or iterating entries costs nothing per entry. The name and
+/// path are rebuilt when asked for.
 public struct ArchiveEntry: Sendable, Hashable {
-    public enum Kind: Sendable, Hashable {
+    public enum Kind: UInt8, Sendable, Hashable {
         case file
         case directory
         case symlink
     }
 
-    /// Position in the central directory (and libzip's index).
+    let store: EntryStore
+    /// Position in the central directory.
     public let index: Int
-    public let name: EntryName
-    public let kind: Kind
+
+    init(store: EntryStore, index: Int) {
+        self.store = store
+        self.index = index
+    }
+
+    private var table: EntryTable { store.table }
+
+    public var name: EntryName { store.name(index) }
+    public var kind: Kind { table.kind(index) }
     /// The Unix `st_mode` (file type and permission bits) when the archive was made on a Unix
     /// host (zip "version made by" 3 or 19), otherwise nil (e.g. archives made on Windows).
-    public let unixMode: UInt16?
+    public var unixMode: UInt16? {
+        Self.unixMode(versionMadeBy: versionMadeBy, externalAttributes: externalAttributes)
+    }
     /// Zip compression method: 0 stored, 8 deflate.
-    public let method: UInt16
-    public let crc32: UInt32
-    public let compressedSize: UInt64
-    public let uncompressedSize: UInt64
-    public let modified: DOSTimestamp
+    public var method: UInt16 { table.methods[index] }
+    public var crc32: UInt32 { table.crc32s[index] }
+    public var compressedSize: UInt64 { table.compressedSizes[index] }
+    public var uncompressedSize: UInt64 { table.uncompressedSizes[index] }
+    public var modified: DOSTimestamp { DOSTimestamp(time: table.dosTimes[index], date: table.dosDates[index]) }
     /// General-purpose bit flags (bit 3: data descriptor, bit 11: UTF-8 name).
-    public let flags: UInt16
-    public let externalAttributes: UInt32
-    public let versionMadeBy: UInt16
+    public var flags: UInt16 { table.flags[index] }
+    public var externalAttributes: UInt32 { table.externalAttributes[index] }
+    public var versionMadeBy: UInt16 { table.versionsMadeBy[index] }
 
-    /// The entry's name as a path string (see `EntryName.string`), decoded once.
-    public let path: String
-    /// `path` without a trailing slash: the key that files and folders share.
-    let pathKey: String
+    /// The entry's name as a path string (see `EntryName.string`).
+    public var path: String { name.string }
+    /// The last component of the path, without a trailing slash (read as `EntryName.string`
+    /// reads names); cheaper than `path` when only the file name matters.
+    public var fileName: String { EntryName.decode(store.tree.fileName(ofEntry: index)) }
 
     /// File offset of the local header.
-    let localHeaderOffset: UInt64
+    var localHeaderOffset: UInt64 { table.localHeaderOffsets[index] }
     /// File offset of the first byte of compressed data.
-    let dataOffset: UInt64
+    var dataOffset: UInt64 { table.dataOffset(index) }
     /// File offset just past the entry's bytes (data plus any data descriptor).
-    let endOffset: UInt64
+    var endOffset: UInt64 { table.endOffset(index) }
 
     /// Permission bits only (e.g. 0o755), when known.
     public var permissions: UInt16? { unixMode.map { $0 & 0o7777 } }
 
-    init(
-        index: Int, name: EntryName, unixMode: UInt16?, method: UInt16, crc32: UInt32, compressedSize: UInt64,
-        uncompressedSize: UInt64, modified: DOSTimestamp, flags: UInt16, externalAttributes: UInt32,
-        versionMadeBy: UInt16, localHeaderOffset: UInt64, dataOffset: UInt64, endOffset: UInt64
-    ) {
-        self.index = index
-        self.name = name
-        self.kind = Self.kind(name: name, unixMode: unixMode)
-        self.unixMode = unixMode
-        self.method = method
-        self.crc32 = crc32
-        self.compressedSize = compressedSize
-        self.uncompressedSize = uncompressedSize
-        self.modified = modified
-        self.flags = flags
-        self.externalAttributes = externalAttributes
-        self.versionMadeBy = versionMadeBy
-        let path = name.string
-        self.path = path
-        self.pathKey = name.isDirectoryName ? String(path.utf8.dropLast()) ?? path : path
-        self.localHeaderOffset = localHeaderOffset
-        self.dataOffset = dataOffset
-        self.endOffset = endOffset
+    /// Entries are equal when everything the central directory says of them is.
+    public static func == (lhs: ArchiveEntry, rhs: ArchiveEntry) -> Bool {
+        lhs.index == rhs.index && lhs.crc32 == rhs.crc32 && lhs.compressedSize == rhs.compressedSize
+            && lhs.uncompressedSize == rhs.uncompressedSize && lhs.method == rhs.method && lhs.flags == rhs.flags
+            && lhs.modified == rhs.modified && lhs.externalAttributes == rhs.externalAttributes
+            && lhs.versionMadeBy == rhs.versionMadeBy && lhs.localHeaderOffset == rhs.localHeaderOffset
+            && lhs.endOffset == rhs.endOffset && lhs.dataOffset == rhs.dataOffset && lhs.name == rhs.name
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(index)
+        hasher.combine(crc32)
+        hasher.combine(localHeaderOffset)
     }
 
     static let unixHosts: Set<UInt16> = [3, 19]
 
-    static func kind(name: EntryName, unixMode: UInt16?) -> Kind {
-        if name.isDirectoryName { return .directory }
+    static func unixMode(versionMadeBy: UInt16, externalAttributes: UInt32) -> UInt16? {
+        guard unixHosts.contains(versionMadeBy >> 8) else { return nil }
+        let mode = UInt16(truncatingIfNeeded: externalAttributes >> 16)
+        return mode == 0 ? nil : mode
+    }
+
+    static func kind(isDirectoryName: Bool, unixMode: UInt16?) -> Kind {
+        if isDirectoryName { return .directory }
         switch unixMode.map({ $0 & 0o170000 }) {
         case 0o120000: return .symlink
         case 0o040000: return .directory
         default: return .file
         }
+    }
+}
+
+/// The entries of an archive in central-directory order: a collection of views, built on access.
+public struct ArchiveEntries: RandomAccessCollection, Sendable {
+    let store: EntryStore
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { store.table.count }
+
+    public subscript(position: Int) -> ArchiveEntry {
+        precondition(indices.contains(position), "entry index out of range")
+        return ArchiveEntry(store: store, index: position)
     }
 }
 

@@ -9,18 +9,32 @@ import Foundation
 /// decompressed or recompressed; added entries are deflated. The output is verified by reading
 /// it back before it appears at its destination.
 public enum ArchiveWriter {
+    /// Reads a finished, unpublished output back; throws to abandon it. It gets a readable path
+    /// and the input's limits, widened by what the repack added (so an input at a limit can
+    /// still be wrapped).
+    public typealias Verification = (_ path: String, _ limits: ArchiveLimits) throws -> Void
+
     /// Repacks `archive` into `output`.
     ///
     /// - Parameter verify: called with a readable path of the finished, unpublished output; throw
-    ///   to abandon it (the default re-opens it as a `ZipArchive` under the input's limits).
+    ///   to abandon it (the default re-opens it as a `ZipArchive`).
     @discardableResult
     public static func repack(
         _ archive: ZipArchive, to output: String, edits: ArchiveEdits = ArchiveEdits(),
         options: RepackOptions = RepackOptions(), verify: ((String) throws -> Void)? = nil
     ) throws -> RepackSummary {
+        try repack(archive, to: output, edits: edits, options: options, verifying: verify.map { verify in { path, _ in try verify(path) } })
+    }
+
+    /// Repacks `archive` into `output`, verified by `verifying` (see `Verification`).
+    @discardableResult
+    public static func repack(
+        _ archive: ZipArchive, to output: String, edits: ArchiveEdits = ArchiveEdits(),
+        options: RepackOptions = RepackOptions(), verifying: Verification?
+    ) throws -> RepackSummary {
         try refuseOverwritingInput(archive, output: output)
         let out = try AtomicOutputFile(destination: output)
-        let summary = try write(archive, into: out, edits: edits, options: options, verify: verify)
+        let summary = try write(archive, into: out, edits: edits, options: options, verifying: verifying)
         try out.commit(length: summary.outputSize, synchronize: options.synchronize)
         return summary
     }
@@ -31,22 +45,30 @@ public enum ArchiveWriter {
         _ archive: ZipArchive, into out: AtomicOutputFile, edits: ArchiveEdits = ArchiveEdits(),
         options: RepackOptions = RepackOptions(), verify: ((String) throws -> Void)? = nil
     ) throws -> RepackSummary {
-        let output = out.destination
+        try write(archive, into: out, edits: edits, options: options, verifying: verify.map { verify in { path, _ in try verify(path) } })
+    }
+
+    /// Like `repack`, verified by `verifying` (see `Verification`).
+    public static func write(
+        _ archive: ZipArchive, into out: AtomicOutputFile, edits: ArchiveEdits = ArchiveEdits(),
+        options: RepackOptions = RepackOptions(), verifying: Verification?
+    ) throws -> RepackSummary {
         let plan = try RepackPlan(archive: archive, edits: edits)
         let timestamp: Int64
         switch options.timestamp {
         case .latestInArchive:
-            timestamp = (archive.entries.map(\.modified).max() ?? .earliest).secondsSince1970
+            timestamp = (archive.store.table.latestModification ?? .earliest).secondsSince1970
         case .secondsSince1970(let seconds):
             timestamp = seconds
         }
 
         var position: UInt64 = 0
-        var newOffsets = [UInt64](repeating: 0, count: archive.entries.count)
+        var newOffsets = [UInt64](repeating: 0, count: archive.store.table.count)
 
-        // 1. Unchanged entries, in file order, contiguous runs in one copy each.
+        // 1. Unchanged entries, in file order (usually the directory's), contiguous runs in one copy each.
+        let inFileOrder = zip(plan.kept, plan.kept.dropFirst()).allSatisfy { $0.localHeaderOffset <= $1.localHeaderOffset }
         var run: (start: UInt64, end: UInt64)?
-        for entry in plan.kept.sorted(by: { $0.localHeaderOffset < $1.localHeaderOffset }) {
+        for entry in inFileOrder ? plan.kept : plan.kept.sorted(by: { $0.localHeaderOffset < $1.localHeaderOffset }) {
             if let current = run, current.end == entry.localHeaderOffset {
                 run = (current.start, entry.endOffset)
             } else {
@@ -62,22 +84,17 @@ public enum ArchiveWriter {
             try copyRange(from: archive, offset: current.start, length: current.end - current.start, to: out, at: position)
             position += current.end - current.start
         }
-
         try archive.checkLimits()
-        var copiedRecords: [[UInt8]] = []
-        for entry in plan.kept.sorted(by: { $0.index < $1.index }) {
-            do {
-                copiedRecords.append(try ZipRecordWriter.relocated(archive.records[entry.index], to: newOffsets[entry.index]))
-            } catch {
-                throw OutputError(path: output, reason: "entry '\(entry.name)' cannot be moved beyond 4 GiB")
-            }
-        }
+
+        let limits = archive.limits.admitting(plan.added)
         let length = try finish(
-            out, at: position, copiedRecords: copiedRecords, added: plan.added, comment: archive.comment,
-            unixTime: timestamp, options: options,
-            verify: verify ?? { path in _ = try ZipArchive(path: path, limits: archive.limits) })
+            out, at: position, copying: CopiedRecords(archive: archive, kept: plan.kept, newOffsets: newOffsets),
+            added: plan.added, comment: archive.comment, unixTime: timestamp, options: options,
+            verify: { path in
+                if let verifying { try verifying(path, limits) } else { _ = try ZipArchive(path: path, limits: limits) }
+            })
         return RepackSummary(
-            output: output, copiedEntries: plan.kept.count, addedEntries: plan.added.count,
+            output: out.destination, copiedEntries: plan.kept.count, addedEntries: plan.added.count,
             removedEntries: plan.removedCount, outputSize: length)
     }
 
@@ -94,37 +111,100 @@ public enum ArchiveWriter {
         }
         let out = try AtomicOutputFile(destination: output)
         let length = try finish(
-            out, at: 0, copiedRecords: [], added: added, comment: [], unixTime: timestamp, options: options,
+            out, at: 0, copying: nil, added: added, comment: [], unixTime: timestamp, options: options,
             verify: verify ?? { path in _ = try ZipArchive(path: path) })
         try out.commit(length: length, synchronize: options.synchronize)
         return RepackSummary(output: output, copiedEntries: 0, addedEntries: added.count, removedEntries: 0, outputSize: length)
     }
 
-    /// Writes the added entries after `position`, then the central directory (copied records
-    /// first) and the end records, and verifies the result. Returns the length.
+    /// The records a repack copies: each kept entry's, in central-directory order, moved to its
+    /// new offset.
+    private struct CopiedRecords {
+        var archive: ZipArchive
+        /// In central-directory order.
+        var kept: [ArchiveEntry]
+        /// By entry index.
+        var newOffsets: [UInt64]
+    }
+
+    /// Writes the added entries after `start`, then the central directory (copied records first,
+    /// streamed from the input's directory) and the end records, and verifies the result.
+    /// Returns the length.
     private static func finish(
-        _ out: AtomicOutputFile, at start: UInt64, copiedRecords: [[UInt8]], added: [RepackPlan.Added], comment: [UInt8],
-        unixTime: Int64, options: RepackOptions, verify: (String) throws -> Void
+        _ out: AtomicOutputFile, at start: UInt64, copying copied: CopiedRecords?, added: [RepackPlan.Added],
+        comment: [UInt8], unixTime: Int64, options: RepackOptions, verify: (String) throws -> Void
     ) throws -> UInt64 {
         var position = start
-        var directory: [UInt8] = []
-        for record in copiedRecords { directory += record }
+        var addedRecords: [[UInt8]] = []
         for addition in added {
             let written = try NewEntryEncoder.write(
                 addition, at: position, to: out, unixTime: unixTime, level: options.compressionLevel)
-            directory += written.centralRecord
+            addedRecords.append(written.centralRecord)
             position = written.end
         }
         let directoryOffset = position
-        let directorySize = UInt64(directory.count)
-        directory += ZipRecordWriter.endRecords(
-            entryCount: UInt64(copiedRecords.count + added.count), directoryOffset: directoryOffset,
-            directorySize: directorySize, comment: comment)
-        try out.write(directory, at: directoryOffset)
-        let length = directoryOffset + UInt64(directory.count)
+        var directory = BufferedOutput(out, at: directoryOffset)
+        var kept: ArraySlice<ArchiveEntry> = []
+        if let copied {
+            var reader = copied.archive.centralDirectoryReader()
+            kept = copied.kept[...]
+            while let next = kept.first, let (record, _) = try reader.next() {
+                guard reader.index - 1 == UInt64(next.index) else { continue }
+                kept = kept.dropFirst()
+                // The records are read again from the input: they must still be the ones checked.
+                guard copied.archive.describes(next, as: record) else {
+                    throw ArchiveError.unreadable(archive: copied.archive.path, reason: "the file changed while being copied")
+                }
+                do {
+                    try directory.append(try ZipRecordWriter.relocated(record, to: copied.newOffsets[next.index]))
+                } catch is ZipRecordWriter.RelocationError {
+                    throw OutputError(path: out.destination, reason: "entry '\(next.name)' cannot be moved beyond 4 GiB")
+                }
+            }
+        }
+        if let copied, !kept.isEmpty {
+            throw ArchiveError.unreadable(archive: copied.archive.path, reason: "the file changed while being copied")
+        }
+        for record in addedRecords { try directory.append(record) }
+        let directorySize = directory.position - directoryOffset
+        try directory.append(ZipRecordWriter.endRecords(
+            entryCount: UInt64((copied?.kept.count ?? 0) + added.count), directoryOffset: directoryOffset,
+            directorySize: directorySize, comment: comment))
+        try directory.flush()
+        let length = directory.position
         try out.setLength(length)
         try verify(out.readablePath)
         return length
+    }
+
+    /// Sequential writes gathered into large ones.
+    private struct BufferedOutput {
+        let out: AtomicOutputFile
+        /// Output offset just past what was appended.
+        private(set) var position: UInt64
+        private var buffer: [UInt8] = []
+        private var bufferStart: UInt64
+
+        init(_ out: AtomicOutputFile, at offset: UInt64) {
+            self.out = out
+            self.position = offset
+            self.bufferStart = offset
+            buffer.reserveCapacity(Self.flushSize)
+        }
+
+        static let flushSize = 1 << 20
+
+        mutating func append(_ bytes: [UInt8]) throws(OutputError) {
+            buffer += bytes
+            position += UInt64(bytes.count)
+            if buffer.count >= Self.flushSize { try flush() }
+        }
+
+        mutating func flush() throws(OutputError) {
+            try out.write(buffer, at: bufferStart)
+            bufferStart = position
+            buffer.removeAll(keepingCapacity: true)
+        }
     }
 
     private static func refuseOverwritingInput(_ archive: ZipArchive, output: String) throws {
@@ -196,7 +276,7 @@ struct RepackPlan {
         /// Written without compression.
         var stored = false
 
-        /// The path without a trailing slash, as `ArchiveEntry.pathKey`.
+        /// The path without a trailing slash: the key that files and folders share.
         var pathKey: String {
             let path = name.string
             return name.isDirectoryName ? String(path.dropLast()) : path
@@ -209,6 +289,7 @@ struct RepackPlan {
         }
     }
 
+    /// In central-directory order.
     var kept: [ArchiveEntry]
     var added: [Added]
     var removedCount: Int
@@ -285,8 +366,9 @@ struct RepackPlan {
     private static func entries(at path: String, in archive: ZipArchive) -> [Int] {
         var key = path
         while key.hasSuffix("/") { key.removeLast() }
-        let prefix = key + "/"
-        return archive.entries.filter { $0.pathKey == key || $0.path.hasPrefix(prefix) }.map(\.index)
+        let tree = archive.store.tree
+        guard !key.isEmpty, let node = tree.node(atPath: key.utf8) else { return [] }
+        return tree.entries(within: node)
     }
 
     /// An addition as entries: a folder on disk becomes its whole tree.
@@ -351,6 +433,24 @@ struct RepackPlan {
         default:
             throw RepackRequestError(.unreadableSource(path, reason: "it is not a regular file, folder or symlink"))
         }
+    }
+}
+
+extension ArchiveLimits {
+    /// These limits widened by what a repack adds, for reading its output back.
+    func admitting(_ added: [RepackPlan.Added]) -> ArchiveLimits {
+        var limits = self
+        limits.maximumEntries += added.count
+        let bytes = added.reduce(UInt64(0)) { total, item in
+            switch item.source {
+            case .none: total
+            case .bytes(let bytes): total + UInt64(bytes.count)
+            case .file(_, let size): total + size
+            }
+        }
+        let (sum, overflow) = limits.maximumTotalUncompressedSize.addingReportingOverflow(bytes)
+        limits.maximumTotalUncompressedSize = overflow ? .max : sum
+        return limits
     }
 }
 

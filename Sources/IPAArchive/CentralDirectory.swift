@@ -164,7 +164,7 @@ struct CentralDirectoryRecord {
     var crc32: UInt32
     var compressedSize: UInt64
     var uncompressedSize: UInt64
-    var name: [UInt8]
+    var name: ArraySlice<UInt8>
     var extra: ArraySlice<UInt8>
     var externalAttributes: UInt32
     var localHeaderOffset: UInt64
@@ -172,58 +172,15 @@ struct CentralDirectoryRecord {
     var offsetInZip64Extra: Bool
     var sizesInZip64Extra: (uncompressed: Bool, compressed: Bool)
 
+    /// Parses every record of a central directory held in memory.
     static func readAll(
         _ directory: [UInt8], count: UInt64, archive: String
     ) throws(ArchiveError) -> [CentralDirectoryRecord] {
         var reader = ByteReader(directory)
         var records: [CentralDirectoryRecord] = []
-        records.reserveCapacity(Int(count))
-        do {
-            for index in 0..<count {
-                let start = reader.position
-                guard try reader.readUInt32(.little) == ZipSignature.centralHeader else {
-                    throw ArchiveError.corrupt(
-                        archive: archive, reason: "central-directory record \(index) has a bad signature")
-                }
-                let versionMadeBy = try reader.readUInt16(.little)
-                let versionNeeded = try reader.readUInt16(.little)
-                let flags = try reader.readUInt16(.little)
-                let method = try reader.readUInt16(.little)
-                let dosTime = try reader.readUInt16(.little)
-                let dosDate = try reader.readUInt16(.little)
-                let crc = try reader.readUInt32(.little)
-                let compressed32 = try reader.readUInt32(.little)
-                let uncompressed32 = try reader.readUInt32(.little)
-                let nameLength = Int(try reader.readUInt16(.little))
-                let extraLength = Int(try reader.readUInt16(.little))
-                let commentLength = Int(try reader.readUInt16(.little))
-                let diskStart = try reader.readUInt16(.little)
-                _ = try reader.readUInt16(.little)  // internal attributes
-                let external = try reader.readUInt32(.little)
-                let offset32 = try reader.readUInt32(.little)
-                let name = Array(try reader.readBytes(nameLength))
-                let extra = try reader.readBytes(extraLength)
-                try reader.skip(commentLength)
-
-                var record = CentralDirectoryRecord(
-                    raw: directory[start..<reader.position], versionMadeBy: versionMadeBy,
-                    versionNeeded: versionNeeded, flags: flags, method: method, dosTime: dosTime,
-                    dosDate: dosDate, crc32: crc, compressedSize: UInt64(compressed32),
-                    uncompressedSize: UInt64(uncompressed32), name: name, extra: extra,
-                    externalAttributes: external, localHeaderOffset: UInt64(offset32),
-                    offsetInZip64Extra: false, sizesInZip64Extra: (false, false))
-                try record.applyZip64Extra(
-                    uncompressed: uncompressed32 == 0xFFFF_FFFF, compressed: compressed32 == 0xFFFF_FFFF,
-                    offset: offset32 == 0xFFFF_FFFF, disk: diskStart == 0xFFFF, archive: archive)
-                if diskStart != 0 && diskStart != 0xFFFF {
-                    throw ArchiveError.notAZipArchive(archive: archive, reason: "multi-disk archives are not supported")
-                }
-                records.append(record)
-            }
-        } catch let error as ArchiveError {
-            throw error
-        } catch {
-            throw .corrupt(archive: archive, reason: "the central directory is truncated")
+        records.reserveCapacity(Int(min(count, UInt64(directory.count / ZipSignature.centralHeaderSize))))
+        for index in 0..<count {
+            records.append(try parse(&reader, index: index, archive: archive))
         }
         guard reader.isAtEnd else {
             throw .corrupt(
@@ -231,6 +188,63 @@ struct CentralDirectoryRecord {
                 reason: "the central directory holds more than the \(count) records its end record declares")
         }
         return records
+    }
+
+    /// Parses the record at the reader's position (record `index` of the directory).
+    static func parse(_ reader: inout ByteReader, index: UInt64, archive: String) throws(ArchiveError) -> CentralDirectoryRecord {
+        do {
+            let start = reader.position
+            // The fixed header, read in one go (every record of an archive goes through here).
+            let header = try reader.bytes(at: start, count: ZipSignature.centralHeaderSize)
+            try reader.skip(ZipSignature.centralHeaderSize)
+            let (signature, versionMadeBy, versionNeeded, flags, method, dosTime, dosDate, crc) = header.withUnsafeBytes { raw in
+                (raw.loadUnaligned(as: UInt32.self).littleEndian,
+                 raw.loadUnaligned(fromByteOffset: 4, as: UInt16.self).littleEndian,
+                 raw.loadUnaligned(fromByteOffset: 6, as: UInt16.self).littleEndian,
+                 raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self).littleEndian,
+                 raw.loadUnaligned(fromByteOffset: 10, as: UInt16.self).littleEndian,
+                 raw.loadUnaligned(fromByteOffset: 12, as: UInt16.self).littleEndian,
+                 raw.loadUnaligned(fromByteOffset: 14, as: UInt16.self).littleEndian,
+                 raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self).littleEndian)
+            }
+            guard signature == ZipSignature.centralHeader else {
+                throw ArchiveError.corrupt(archive: archive, reason: "central-directory record \(index) has a bad signature")
+            }
+            let (compressed32, uncompressed32, nameLength, extraLength, commentLength, diskStart, external, offset32) =
+                header.withUnsafeBytes { raw in
+                    (raw.loadUnaligned(fromByteOffset: 20, as: UInt32.self).littleEndian,
+                     raw.loadUnaligned(fromByteOffset: 24, as: UInt32.self).littleEndian,
+                     Int(raw.loadUnaligned(fromByteOffset: 28, as: UInt16.self).littleEndian),
+                     Int(raw.loadUnaligned(fromByteOffset: 30, as: UInt16.self).littleEndian),
+                     Int(raw.loadUnaligned(fromByteOffset: 32, as: UInt16.self).littleEndian),
+                     raw.loadUnaligned(fromByteOffset: 34, as: UInt16.self).littleEndian,
+                     // 36: internal attributes
+                     raw.loadUnaligned(fromByteOffset: 38, as: UInt32.self).littleEndian,
+                     raw.loadUnaligned(fromByteOffset: 42, as: UInt32.self).littleEndian)
+                }
+            let name = try reader.readBytes(nameLength)
+            let extra = try reader.readBytes(extraLength)
+            try reader.skip(commentLength)
+
+            var record = CentralDirectoryRecord(
+                raw: reader.bytes[start..<reader.position], versionMadeBy: versionMadeBy,
+                versionNeeded: versionNeeded, flags: flags, method: method, dosTime: dosTime,
+                dosDate: dosDate, crc32: crc, compressedSize: UInt64(compressed32),
+                uncompressedSize: UInt64(uncompressed32), name: name, extra: extra,
+                externalAttributes: external, localHeaderOffset: UInt64(offset32),
+                offsetInZip64Extra: false, sizesInZip64Extra: (false, false))
+            try record.applyZip64Extra(
+                uncompressed: uncompressed32 == 0xFFFF_FFFF, compressed: compressed32 == 0xFFFF_FFFF,
+                offset: offset32 == 0xFFFF_FFFF, disk: diskStart == 0xFFFF, archive: archive)
+            if diskStart != 0 && diskStart != 0xFFFF {
+                throw ArchiveError.notAZipArchive(archive: archive, reason: "multi-disk archives are not supported")
+            }
+            return record
+        } catch let error as ArchiveError {
+            throw error
+        } catch {
+            throw .corrupt(archive: archive, reason: "the central directory is truncated")
+        }
     }
 
     /// Reads the Zip64 extended-information field: its values appear only for header fields
@@ -242,7 +256,7 @@ struct CentralDirectoryRecord {
         guard let field = ExtraField.find(ZipSignature.zip64ExtraID, in: extra) else {
             throw ArchiveError.corrupt(
                 archive: archive,
-                reason: "entry '\(EntryName(bytes: name))' needs a Zip64 extra field but has none")
+                reason: "entry '\(EntryName(bytes: Array(name)))' needs a Zip64 extra field but has none")
         }
         var reader = ByteReader(Array(field))
         if uncompressed { uncompressedSize = try reader.readUInt64(.little) }
@@ -250,6 +264,74 @@ struct CentralDirectoryRecord {
         if offset { localHeaderOffset = try reader.readUInt64(.little) }
         offsetInZip64Extra = offset
         sizesInZip64Extra = (uncompressed, compressed)
+    }
+}
+
+/// Reads a central directory's records one after another from the file, a chunk at a time, so
+/// the directory is never held whole (the raw-copy writer and the validation both stream it).
+struct CentralDirectoryReader {
+    private let file: FileByteSource
+    private let archive: String
+    /// File offset and length of the directory.
+    private let start: UInt64
+    private let size: UInt64
+    private let count: UInt64
+    private var chunk = ByteReader([])
+    /// Directory offset of the chunk's first byte.
+    private var chunkStart: UInt64 = 0
+    private(set) var index: UInt64 = 0
+
+    /// Bytes read at once; a record is at most 46 + 3 × 65,535 bytes, so one always fits.
+    static let chunkSize = 1 << 20
+
+    init(file: FileByteSource, directoryOffset: UInt64, directorySize: UInt64, count: UInt64, archive: String) {
+        self.file = file
+        self.archive = archive
+        self.start = directoryOffset
+        self.size = directorySize
+        self.count = count
+    }
+
+    /// The next record and its offset within the directory; nil after the last one, when the
+    /// directory must end exactly.
+    mutating func next() throws(ArchiveError) -> (record: CentralDirectoryRecord, offset: UInt64)? {
+        let offset = chunkStart + UInt64(chunk.position)
+        guard index < count else {
+            guard offset == size else {
+                throw .corrupt(
+                    archive: archive,
+                    reason: "the central directory holds more than the \(count) records its end record declares")
+            }
+            return nil
+        }
+        // The fixed header says how long the record is; then the whole record must be in the chunk.
+        try ensure(ZipSignature.centralHeaderSize)
+        var length = ZipSignature.centralHeaderSize
+        if let lengths = try? chunk.bytes(at: chunk.position + 28, count: 6) {
+            for pair in stride(from: lengths.startIndex, to: lengths.endIndex, by: 2) {
+                length += Int(lengths[pair]) | Int(lengths[pair + 1]) << 8
+            }
+        }
+        try ensure(length)
+        let record = try CentralDirectoryRecord.parse(&chunk, index: index, archive: archive)
+        index += 1
+        return (record, offset)
+    }
+
+    /// Makes the next `length` bytes of the directory available in the chunk, reading them
+    /// (and what follows, up to a chunk) when they are not; fewer remain only in a truncated directory.
+    private mutating func ensure(_ length: Int) throws(ArchiveError) {
+        guard chunk.remaining < length else { return }
+        let offset = chunkStart + UInt64(chunk.position)
+        let available = size - min(offset, size)
+        let wanted = Int(min(available, UInt64(max(length, Self.chunkSize))))
+        do {
+            chunk = ByteReader(try file.read(offset: start + offset, count: wanted))
+        } catch {
+            throw .unreadable(archive: archive, reason: "\(error)")
+        }
+        chunkStart = offset
+        guard wanted >= length else { throw .corrupt(archive: archive, reason: "the central directory is truncated") }
     }
 }
 

@@ -14,9 +14,12 @@ public struct EntryName: Hashable, Sendable, Comparable, CustomStringConvertible
 
     /// The name as a string for path logic: UTF-8 when the bytes are valid UTF-8 (as Apple's and
     /// Info-ZIP's tools write), otherwise each byte as Latin-1, which is lossless and unique.
-    public var string: String {
+    public var string: String { Self.decode(bytes) }
+
+    /// Bytes as `string` reads them.
+    static func decode(_ bytes: some Collection<UInt8>) -> String {
         if let text = String(validating: bytes, as: UTF8.self) { return text }
-        return String(bytes.map { Character(Unicode.Scalar($0)) })
+        return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
     }
 
     /// The name for messages: control bytes and invalid UTF-8 shown as `\xNN`.
@@ -49,22 +52,48 @@ public struct EntryName: Hashable, Sendable, Comparable, CustomStringConvertible
     /// Refused: empty names; absolute paths; `..`, `.` and empty components (zip slip and
     /// ambiguity); backslashes (Windows separators that some extractors honour); NUL and other
     /// control bytes.
-    public var unsafeReason: String? {
+    public var unsafeReason: String? { Self.unsafeReason(of: bytes) }
+
+    /// `unsafeReason` for a name's bytes, in one pass (every name of an archive is checked).
+    static func unsafeReason(of bytes: some BidirectionalCollection<UInt8>) -> String? {
         if bytes.isEmpty { return "the name is empty" }
         if bytes.first == UInt8(ascii: "/") { return "it is an absolute path" }
-        if bytes.contains(UInt8(ascii: "\\")) { return "it contains a backslash" }
-        if bytes.contains(0) { return "it contains a NUL byte" }
-        if bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "it contains a control character" }
-        var components = bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        if isDirectoryName { components.removeLast() }
-        for component in components {
-            if component.isEmpty { return "it has an empty path component" }
-            if component.elementsEqual([UInt8(ascii: ".")]) { return "it has a '.' component" }
-            if component.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) {
-                return "it has a '..' component that would escape the extraction folder"
+        var backslash = false, nul = false, control = false
+        var component: String?
+        // The current component's length and whether it is all dots so far.
+        var length = 0
+        var dots = true
+        func endComponent(last: Bool) {
+            guard component == nil else { return }
+            if length == 0 {
+                // A trailing slash ends a folder's name; any other empty component is refused.
+                if !last { component = "it has an empty path component" }
+            } else if dots && length == 1 {
+                component = "it has a '.' component"
+            } else if dots && length == 2 {
+                component = "it has a '..' component that would escape the extraction folder"
             }
         }
-        return nil
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "/"):
+                endComponent(last: false)
+                length = 0
+                dots = true
+                continue
+            case UInt8(ascii: "\\"): backslash = true
+            case 0: nul = true
+            case ..<0x20, 0x7F: control = true
+            default: break
+            }
+            length += 1
+            dots = dots && byte == UInt8(ascii: ".")
+        }
+        if length > 0 || bytes.last != UInt8(ascii: "/") { endComponent(last: length == 0) }
+        if backslash { return "it contains a backslash" }
+        if nul { return "it contains a NUL byte" }
+        if control { return "it contains a control character" }
+        return component
     }
 }
 

@@ -7,13 +7,20 @@ import FormatSupport
 final class EntryStream {
     private let archive: ZipArchive
     private let entry: ArchiveEntry
+    /// libzip opened on this entry alone; released after `file` is closed.
+    private let view: LibzipView
     private let file: OpaquePointer
     private(set) var position: UInt64 = 0
 
     init(archive: ZipArchive, entry: ArchiveEntry) throws(ArchiveError) {
         self.archive = archive
         self.entry = entry
-        self.file = try archive.openLibzipEntry(entry)
+        let view = try archive.libzipView(of: entry)
+        guard let file = zip_fopen_index(view.handle, 0, 0) else {
+            throw .dataError(archive: archive.path, entry: "\(entry.name)", reason: view.errorMessage)
+        }
+        self.view = view
+        self.file = file
     }
 
     deinit {

@@ -34,17 +34,13 @@ public final class IPAArchive {
     }
 
     private static func findApp(in zip: ZipArchive) throws(ArchiveError) -> String {
-        var apps: [String] = []
-        let payload = "Payload/".utf8
-        for entry in zip.entries {
-            let bytes = entry.path.utf8
-            guard bytes.starts(with: payload) else { continue }
-            let rest = bytes.dropFirst(payload.count)
-            // `Payload/X.app` is a folder only if it is a directory entry or has children.
-            guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) ?? (entry.kind == .directory ? rest.endIndex : nil),
-                  let name = String(rest[rest.startIndex..<slash]), name.hasSuffix(".app"), name.count > 4 else { continue }
-            let app = "Payload/\(name)/"
-            if !apps.contains(app) { apps.append(app) }
+        // `Payload/X.app` is a folder only if it is a directory entry or has children.
+        let tree = zip.store.tree
+        let payload = tree.node(atPath: "Payload".utf8).map(tree.scanChildren) ?? []
+        let apps = payload.sorted { tree.firstAppearance(of: $0) < tree.firstAppearance(of: $1) }.compactMap { node -> String? in
+            let name = EntryName.decode(tree.component(of: node))
+            guard name.hasSuffix(".app"), name.count > 4, zip.isFolder(node) else { return nil }
+            return "Payload/\(name)/"
         }
         guard let app = apps.first else { throw .noApp(archive: zip.path) }
         guard apps.count == 1 else {

@@ -13,10 +13,10 @@ enum LocalHeader {
     private static let extraReadAhead = 256
 
     static func span(
-        of record: CentralDirectoryRecord, name: EntryName, in file: FileByteSource, archive: String
+        of record: CentralDirectoryRecord, in file: inout ReadAheadFile, archive: String
     ) throws(ArchiveError) -> Span {
         // Formatted only when a message needs it.
-        var entry: String { "\(name)" }
+        var entry: String { "\(EntryName(bytes: Array(record.name)))" }
         let offset = record.localHeaderOffset
         guard offset < file.size else {
             throw .corrupt(archive: archive, reason: "entry '\(entry)' points past the end of the file")
@@ -24,7 +24,7 @@ enum LocalHeader {
         let wanted = ZipSignature.localHeaderSize + record.name.count + extraReadAhead
         let available = Int(min(UInt64(wanted), file.size - offset))
         do {
-            var header = ByteReader(try file.read(offset: offset, count: available))
+            var header = try file.reader(at: offset, count: available)
             guard try header.readUInt32(.little) == ZipSignature.localHeader else {
                 throw ArchiveError.corrupt(archive: archive, reason: "entry '\(entry)' has no local header at offset \(offset)")
             }
@@ -44,9 +44,8 @@ enum LocalHeader {
             let variableLength = nameLength + extraLength
             if header.remaining < variableLength {
                 // The extra field is longer than the read-ahead; read the rest.
-                header = ByteReader(try file.read(
-                    offset: offset, count: ZipSignature.localHeaderSize + variableLength))
-                try header.seek(to: ZipSignature.localHeaderSize)
+                header = try file.reader(at: offset, count: ZipSignature.localHeaderSize + variableLength)
+                try header.skip(ZipSignature.localHeaderSize)
             }
             guard try header.readBytes(nameLength).elementsEqual(record.name) else {
                 throw ArchiveError.corrupt(
@@ -82,7 +81,7 @@ enum LocalHeader {
                 return Span(dataOffset: dataOffset, end: dataEnd)
             }
             let descriptorEnd = try descriptor(
-                after: dataEnd, record: record, wide: zip64 != nil, file: file, archive: archive, entry: entry)
+                after: dataEnd, record: record, wide: zip64 != nil, file: &file, archive: archive, entry: entry)
             return Span(dataOffset: dataOffset, end: descriptorEnd)
         } catch let error as ArchiveError {
             throw error
@@ -94,13 +93,13 @@ enum LocalHeader {
     /// Checks the data descriptor that follows the data (general-purpose bit 3) and returns the
     /// offset just past it. Its signature is optional; sizes are 8 bytes in Zip64 entries.
     private static func descriptor(
-        after dataEnd: UInt64, record: CentralDirectoryRecord, wide: Bool, file: FileByteSource,
+        after dataEnd: UInt64, record: CentralDirectoryRecord, wide: Bool, file: inout ReadAheadFile,
         archive: String, entry: String
     ) throws -> UInt64 {
         let length = Int(min(24, file.size - dataEnd))
-        let bytes = ByteReader(try file.read(offset: dataEnd, count: length))
-        let hasSignature = (try? bytes.uint32(at: 0, .little)) == ZipSignature.dataDescriptor
-        let start = hasSignature ? 4 : 0
+        let bytes = try file.reader(at: dataEnd, count: length)
+        let hasSignature = (try? bytes.uint32(at: bytes.lowerBound, .little)) == ZipSignature.dataDescriptor
+        let start = bytes.lowerBound + (hasSignature ? 4 : 0)
         let crc = try bytes.uint32(at: start, .little)
         let sizeWidth = wide ? 8 : 4
         let compressed = try bytes.uint(at: start + 4, byteCount: sizeWidth, .little)
@@ -112,11 +111,41 @@ enum LocalHeader {
                     + "the central directory says \(record.compressedSize)/\(record.uncompressedSize) "
                     + "and \(hex(record.crc32))")
         }
-        return dataEnd + UInt64(start + 4 + 2 * sizeWidth)
+        return dataEnd + UInt64(start - bytes.lowerBound + 4 + 2 * sizeWidth)
     }
 
     private static func hex(_ value: UInt32) -> String {
         let digits = String(value, radix: 16, uppercase: true)
         return "0x" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
+    }
+}
+
+/// Small reads of a file through a window read ahead, so the local headers of small entries that
+/// follow one another cost one `pread` for many, not one each (the validation reads every header).
+struct ReadAheadFile {
+    let file: FileByteSource
+    private var window = ByteReader([])
+    private var windowStart: UInt64 = 0
+
+    /// Bytes read past what is asked for: a few dozen small entries' worth, and little waste
+    /// for the header of a large entry.
+    static let readAhead = 32 << 10
+
+    init(_ file: FileByteSource) {
+        self.file = file
+    }
+
+    var size: UInt64 { file.size }
+
+    /// A reader over exactly `count` bytes at `offset` (which must lie inside the file); its
+    /// offsets start at its `lowerBound`.
+    mutating func reader(at offset: UInt64, count: Int) throws -> ByteReader {
+        try file.checkRange(offset: offset, count: count)
+        if offset < windowStart || offset - windowStart + UInt64(count) > UInt64(window.count) {
+            let length = min(UInt64(count + Self.readAhead), file.size - offset)
+            window = ByteReader(try file.read(offset: offset, count: Int(length)))
+            windowStart = offset
+        }
+        return try window.window(offset: Int(offset - windowStart), length: count)
     }
 }

@@ -24,18 +24,20 @@ public final class ZipArchive {
     public let path: String
     public let fileSize: UInt64
     /// Entries in central-directory order.
-    public let entries: [ArchiveEntry]
+    public var entries: ArchiveEntries { ArchiveEntries(store: store) }
     /// The archive comment, raw.
     public let comment: [UInt8]
     public let limits: ArchiveLimits
 
-    let records: [CentralDirectoryRecord]
+    /// The central directory, parsed: shared by lookups, the bundle model and the writer.
+    let store: EntryStore
     let centralDirectoryOffset: UInt64
+    let centralDirectorySize: UInt64
     let file: FileByteSource
-    private let handle: OpaquePointer
-    private let indexByPath: [String: Int]
-    /// Symlink path (no trailing slash) → target text.
-    private var symlinkTargets: [String: String]
+    /// Symlink entry index → target text.
+    private var symlinkTargets: [Int: String]
+    /// Every folder's children, built when first asked for.
+    private var children: PathTree.Children?
     /// When the work on this input must have ended (`limits.maximumSeconds` after opening).
     private let deadline: ContinuousClock.Instant
     /// The first resource limit this input hit. Readers that turn a failed read into a finding
@@ -46,6 +48,11 @@ public final class ZipArchive {
     static let maximumSymlinkTarget = 1024
     /// Symlinks followed while resolving one path (the kernel's ELOOP limit).
     static let maximumSymlinkHops = 40
+    /// Records, and bytes of them, libzip parses at once when it checks a large archive's names
+    /// (its index takes about 350 bytes an entry plus the names); an archive with no more than
+    /// this it opens whole, as it is.
+    static let libzipWindow = 4096
+    static let libzipWindowBytes: UInt64 = 4 << 20
 
     public init(path: String, limits: ArchiveLimits = .default) throws(ArchiveError) {
         self.path = path
@@ -62,66 +69,23 @@ public final class ZipArchive {
         guard end.entryCount <= UInt64(limits.maximumEntries) else {
             throw .tooManyEntries(archive: path, count: end.entryCount, limit: limits.maximumEntries)
         }
-        let directory: [UInt8]
-        do {
-            directory = try file.read(offset: end.centralDirectoryOffset, count: Int(end.centralDirectorySize))
-        } catch {
-            throw .unreadable(archive: path, reason: "\(error)")
-        }
-        let records = try CentralDirectoryRecord.readAll(directory, count: end.entryCount, archive: path)
-        self.records = records
+        var clock = WorkClock(deadline: deadline, seconds: limits.maximumSeconds, archive: path)
+        let store = try Self.readDirectory(file, end: end, limits: limits, archive: path, clock: &clock)
+        self.store = store
         self.comment = end.comment
         self.centralDirectoryOffset = end.centralDirectoryOffset
-
-        var entries: [ArchiveEntry] = []
-        entries.reserveCapacity(records.count)
-        var totalSize: UInt64 = 0
-        for (index, record) in records.enumerated() {
-            if index % 4096 == 4095, ContinuousClock.now > deadline {
-                throw .timeLimit(archive: path, seconds: limits.maximumSeconds)
-            }
-            let name = EntryName(bytes: record.name)
-            try Self.checkEntryHeader(record, name: name, archive: path, limits: limits)
-            let (sum, overflow) = totalSize.addingReportingOverflow(record.uncompressedSize)
-            totalSize = overflow ? .max : sum
-            guard totalSize <= limits.maximumTotalUncompressedSize else {
-                // The message names what the whole archive declares, not the sum so far.
-                let declared = records.reduce(UInt64(0)) { total, record in
-                    let (sum, overflow) = total.addingReportingOverflow(record.uncompressedSize)
-                    return overflow ? .max : sum
-                }
-                throw .totalSizeLimit(archive: path, total: declared, limit: limits.maximumTotalUncompressedSize)
-            }
-            let span = try LocalHeader.span(of: record, name: name, in: file, archive: path)
-            let host = record.versionMadeBy >> 8
-            let mode = ArchiveEntry.unixHosts.contains(host) ? UInt16(truncatingIfNeeded: record.externalAttributes >> 16) : 0
-            let unixMode: UInt16? = mode == 0 ? nil : mode
-            entries.append(ArchiveEntry(
-                index: index, name: name, unixMode: unixMode, method: record.method, crc32: record.crc32,
-                compressedSize: record.compressedSize, uncompressedSize: record.uncompressedSize,
-                modified: DOSTimestamp(time: record.dosTime, date: record.dosDate), flags: record.flags,
-                externalAttributes: record.externalAttributes, versionMadeBy: record.versionMadeBy,
-                localHeaderOffset: record.localHeaderOffset, dataOffset: span.dataOffset, endOffset: span.end))
+        self.centralDirectorySize = end.centralDirectorySize
+        try Self.checkSpans(store, directoryOffset: end.centralDirectoryOffset, archive: path, clock: &clock)
+        if let duplicate = store.tree.firstDuplicate {
+            throw .duplicateName(archive: path, entry: "\(store.name(duplicate))")
         }
-        try Self.checkSpans(entries, directoryOffset: end.centralDirectoryOffset, archive: path)
-        self.indexByPath = try Self.checkNames(entries, archive: path)
-        self.entries = entries
-
-        var errorCode: Int32 = 0
-        guard let handle = zip_open(path, ZIP_RDONLY, &errorCode) else {
-            throw .corrupt(archive: path, reason: "libzip cannot open it: \(Self.libzipMessage(errorCode))")
-        }
-        self.handle = handle
+        try Self.checkParents(store, archive: path, clock: &clock)
         self.symlinkTargets = [:]
-        // From here `self` is fully initialised; on failure deinit closes libzip's handle.
-        try crossCheckWithLibzip()
+        // From here `self` is fully initialised.
+        try crossCheckWithLibzip(clock: &clock)
         self.symlinkTargets = try readSymlinkTargets()
         try checkSymlinks { _ in [] }
         try checkLimits()
-    }
-
-    deinit {
-        zip_discard(handle)
     }
 
     // MARK: Lookup
@@ -129,14 +93,104 @@ public final class ZipArchive {
     /// The entry with this path (a trailing slash is optional for folders). Names that differ
     /// only by Unicode normalization are the same path, as on Apple's file systems.
     public func entry(named name: String) -> ArchiveEntry? {
-        var key = name
-        if key.hasSuffix("/") { key.removeLast() }
-        return indexByPath[key].map { entries[$0] }
+        var key = name.utf8[...]
+        if key.last == UInt8(ascii: "/") { key = key.dropLast() }
+        guard let node = store.tree.node(atPath: key), let index = store.tree.entry(ofNode: node) else { return nil }
+        return ArchiveEntry(store: store, index: index)
+    }
+
+    /// Whether `path` (no trailing slash; "" for the root) is a folder: an entry that is one, or
+    /// a folder that other entries' names imply (archives need not list every folder).
+    public func isFolder(_ path: String) -> Bool {
+        store.tree.node(atPath: path.utf8).map(isFolder) ?? false
+    }
+
+    func isFolder(_ node: UInt32) -> Bool {
+        store.tree.entry(ofNode: node).map { store.table.kind($0) == .directory } ?? true
+    }
+
+    /// The names directly inside the folder `path` (no trailing slash; "" for the root), sorted;
+    /// empty when there is no such folder.
+    public func contents(ofFolder path: String) throws(ArchiveError) -> [String] {
+        try childNodes(ofFolder: path).map { EntryName.decode(store.tree.component(of: $0)) }.sorted()
+    }
+
+    /// The entries directly inside the folder `path` (no trailing slash; "" for the root), in
+    /// the order they first appear (folders that only other names imply are not entries).
+    public func entries(inFolder path: String) throws(ArchiveError) -> [ArchiveEntry] {
+        try childNodes(ofFolder: path).compactMap { store.tree.entry(ofNode: $0).map { ArchiveEntry(store: store, index: $0) } }
+    }
+
+    /// The entries anywhere below the folder `path` (no trailing slash), in central-directory
+    /// order; empty when there is no such folder.
+    public func entries(within path: String) -> [ArchiveEntry] {
+        let tree = store.tree
+        guard !path.isEmpty, let folder = tree.node(atPath: path.utf8) else { return [] }
+        return tree.entries(within: folder).compactMap { index in
+            tree.node(ofEntry: index) == folder ? nil : ArchiveEntry(store: store, index: index)
+        }
+    }
+
+    /// The nodes directly inside the folder `path`, in the order they first appear. The first
+    /// call indexes every folder's children (counted against the memory limit; a limit hit is
+    /// also recorded for `checkLimits`).
+    func childNodes(ofFolder path: String) throws(ArchiveError) -> [UInt32] {
+        guard let node = store.tree.node(atPath: path.utf8) else { return [] }
+        let index: PathTree.Children
+        if let children {
+            index = children
+        } else {
+            do {
+                var clock = WorkClock(deadline: deadline, seconds: limits.maximumSeconds, archive: self.path)
+                index = try store.tree.children { units throws(ArchiveError) in try clock.tick(units) }
+                try Self.checkIndexSize(index.byteCount + store.tree.byteCount, limits: limits, archive: self.path)
+            } catch {
+                if exceededLimit == nil { exceededLimit = error }
+                throw error
+            }
+            children = index
+        }
+        return index.of(node).sorted { store.tree.firstAppearance(of: $0) < store.tree.firstAppearance(of: $1) }
     }
 
     /// The target of a symlink entry.
     public func symlinkTarget(of entry: ArchiveEntry) -> String? {
-        entry.kind == .symlink ? symlinkTargets[entry.pathKey] : nil
+        entry.kind == .symlink ? symlinkTargets[entry.index] : nil
+    }
+
+    /// Every record of the central directory, parsed again from the file (for tests).
+    var records: [CentralDirectoryRecord] {
+        var reader = centralDirectoryReader()
+        var records: [CentralDirectoryRecord] = []
+        while let next = try? reader.next() { records.append(next.record) }
+        return records
+    }
+
+    func centralDirectoryReader() -> CentralDirectoryReader {
+        CentralDirectoryReader(
+            file: file, directoryOffset: centralDirectoryOffset, directorySize: centralDirectorySize,
+            count: UInt64(store.table.count), archive: path)
+    }
+
+    /// Whether `record`, read again from the file, is the one `entry` was made from.
+    func describes(_ entry: ArchiveEntry, as record: CentralDirectoryRecord) -> Bool {
+        let table = store.table
+        let index = entry.index
+        return record.localHeaderOffset == table.localHeaderOffsets[index] && record.crc32 == table.crc32s[index]
+            && record.compressedSize == table.compressedSizes[index] && record.uncompressedSize == table.uncompressedSizes[index]
+            && record.flags == table.flags[index] && record.method == table.methods[index]
+            && record.externalAttributes == table.externalAttributes[index]
+            && record.name.withUnsafeBufferPointer {
+                store.tree.name(ofEntry: index, isDirectoryName: table.isDirectoryName(index), equals: $0)
+            }
+    }
+
+    /// The file range of entry `index`'s central-directory record.
+    func recordRange(_ index: Int) -> Range<UInt64> {
+        let table = store.table
+        let start = UInt64(table.recordOffsets[index])
+        let end = index + 1 < table.count ? UInt64(table.recordOffsets[index + 1]) : centralDirectorySize
+        return (centralDirectoryOffset + start)..<(centralDirectoryOffset + end)
     }
 
     // MARK: Reading
@@ -209,117 +263,204 @@ public final class ZipArchive {
         ArchiveEntrySource(archive: self, entry: entry)
     }
 
-    func openLibzipEntry(_ entry: ArchiveEntry) throws(ArchiveError) -> OpaquePointer {
-        guard let file = zip_fopen_index(handle, UInt64(entry.index), 0) else {
-            let message = String(cString: zip_error_strerror(zip_get_error(handle)))
-            throw .dataError(archive: path, entry: "\(entry.name)", reason: message)
-        }
-        return file
+    /// libzip opened on this entry alone (its record, at the real offsets; see `LibzipView`).
+    func libzipView(of entry: ArchiveEntry) throws(ArchiveError) -> LibzipView {
+        try LibzipView(
+            file: file, directoryOffset: centralDirectoryOffset, records: recordRange(entry.index), count: 1, archive: path)
     }
 
     // MARK: Checks
 
+    /// Reads the central directory record by record: each one's header is checked, its local
+    /// header read and compared, its name placed in the path tree and its numbers in the table.
+    private static func readDirectory(
+        _ file: FileByteSource, end: EndOfCentralDirectory, limits: ArchiveLimits, archive: String, clock: inout WorkClock
+    ) throws(ArchiveError) -> EntryStore {
+        let count = Int(end.entryCount)
+        var reader = CentralDirectoryReader(
+            file: file, directoryOffset: end.centralDirectoryOffset, directorySize: end.centralDirectorySize,
+            count: end.entryCount, archive: archive)
+        var table = EntryTable()
+        table.reserveCapacity(count)
+        let nameBytes = end.centralDirectorySize - min(end.centralDirectorySize, end.entryCount * UInt64(ZipSignature.centralHeaderSize))
+        var tree = PathTree(entryCount: count, nameBytes: Int(nameBytes))
+        var headers = ReadAheadFile(file)
+        var totalSize: UInt64 = 0
+        while let (record, offset) = try reader.next() {
+            // Each record's name is read a few times over (checked, compared with its local
+            // header and the previous name): a deep name is as much work as many records.
+            try clock.tick(1 + record.name.count)
+            try checkEntryHeader(record, archive: archive, limits: limits)
+            let (sum, overflow) = totalSize.addingReportingOverflow(record.uncompressedSize)
+            totalSize = overflow ? .max : sum
+            guard totalSize <= limits.maximumTotalUncompressedSize else {
+                // The message names what the whole archive declares, not the sum so far.
+                while let (rest, _) = try reader.next() {
+                    let (sum, overflow) = totalSize.addingReportingOverflow(rest.uncompressedSize)
+                    totalSize = overflow ? .max : sum
+                }
+                throw .totalSizeLimit(archive: archive, total: totalSize, limit: limits.maximumTotalUncompressedSize)
+            }
+            let span = try LocalHeader.span(of: record, in: &headers, archive: archive)
+            try tree.insert(entry: table.count, name: record.name) { units throws(ArchiveError) in try clock.tick(units) }
+            try checkIndexSize(tree.byteCount, limits: limits, archive: archive)
+            table.append(record, recordOffset: offset, span: span)
+        }
+        return EntryStore(table: table, tree: tree)
+    }
+
+    /// An index of paths below this size always fits, whatever `--max-memory` says: counting
+    /// starts where a name's depth, not the number of entries, could make it large.
+    static let indexAllowance = 1 << 20
+
+    private static func checkIndexSize(_ bytes: Int, limits: ArchiveLimits, archive: String) throws(ArchiveError) {
+        guard bytes > indexAllowance, UInt64(bytes) > limits.maximumMemory else { return }
+        throw .memoryLimit(
+            archive: archive, what: "the index of its folders and entries", size: UInt64(bytes), limit: limits.maximumMemory)
+    }
+
     private static func checkEntryHeader(
-        _ record: CentralDirectoryRecord, name: EntryName, archive: String, limits: ArchiveLimits
+        _ record: CentralDirectoryRecord, archive: String, limits: ArchiveLimits
     ) throws(ArchiveError) {
-        if let reason = name.unsafeReason {
-            throw .unsafeName(archive: archive, entry: "\(name)", reason: reason)
+        // Formatted only when a message needs it.
+        var name: String { "\(EntryName(bytes: Array(record.name)))" }
+        if let reason = EntryName.unsafeReason(of: record.name) {
+            throw .unsafeName(archive: archive, entry: name, reason: reason)
         }
         // Bit 0: encrypted; bit 6: strong encryption; bit 13: masked local headers.
         if record.flags & 0x2041 != 0 {
-            throw .encryptedEntry(archive: archive, entry: "\(name)")
+            throw .encryptedEntry(archive: archive, entry: name)
         }
         if record.method == 99 {
             // WinZip AES marks itself with method 99 plus an 0x9901 extra field; Apple's LZFSE
             // entries use 99 without it.
             if ExtraField.find(ZipSignature.aesExtraID, in: record.extra) != nil {
-                throw .encryptedEntry(archive: archive, entry: "\(name)")
+                throw .encryptedEntry(archive: archive, entry: name)
             }
-            throw .lzfseEntry(archive: archive, entry: "\(name)")
+            throw .lzfseEntry(archive: archive, entry: name)
         }
         if record.method != 0 && record.method != 8
             && zip_compression_method_supported(Int32(record.method), 0) == 0 {
-            throw .unsupportedCompression(archive: archive, entry: "\(name)", method: record.method)
+            throw .unsupportedCompression(archive: archive, entry: name, method: record.method)
         }
         if record.method == 0 && record.compressedSize != record.uncompressedSize {
             throw .sizeMismatch(
-                archive: archive, entry: "\(name)",
+                archive: archive, entry: name,
                 reason: "stored entry with \(record.compressedSize) bytes of data declares \(record.uncompressedSize)")
         }
         if record.uncompressedSize >= limits.ratioCheckMinimumSize {
             let ratio = record.uncompressedSize / max(record.compressedSize, 1)
             if ratio > limits.maximumExpansionRatio {
-                throw .expansionRatio(archive: archive, entry: "\(name)", ratio: ratio, limit: limits.maximumExpansionRatio)
+                throw .expansionRatio(archive: archive, entry: name, ratio: ratio, limit: limits.maximumExpansionRatio)
             }
         }
     }
 
     /// Entries' bytes must not overlap each other or the central directory.
     private static func checkSpans(
-        _ entries: [ArchiveEntry], directoryOffset: UInt64, archive: String
+        _ store: EntryStore, directoryOffset: UInt64, archive: String, clock: inout WorkClock
     ) throws(ArchiveError) {
-        let ordered = entries.sorted { $0.localHeaderOffset < $1.localHeaderOffset }
-        for (position, entry) in ordered.enumerated() {
-            if entry.endOffset > directoryOffset {
-                throw .corrupt(archive: archive, reason: "entry '\(entry.name)' runs into the central directory")
+        let table = store.table
+        let offsets = table.localHeaderOffsets
+        // Usually the directory lists entries in file order; otherwise sort them by offset.
+        let inOrder = (0..<max(table.count - 1, 0)).allSatisfy { offsets[$0] <= offsets[$0 + 1] }
+        let ordered = inOrder ? [] : (0..<UInt32(table.count)).sorted { offsets[Int($0)] < offsets[Int($1)] }
+        func entry(at position: Int) -> Int { inOrder ? position : Int(ordered[position]) }
+        func name(_ index: Int) -> String { "\(store.name(index))" }
+        for position in 0..<table.count {
+            try clock.tick(1)
+            let index = entry(at: position)
+            let end = table.endOffset(index)
+            if end > directoryOffset {
+                throw .corrupt(archive: archive, reason: "entry '\(name(index))' runs into the central directory")
             }
-            if position + 1 < ordered.count, ordered[position + 1].localHeaderOffset < entry.endOffset {
-                throw .overlappingEntries(archive: archive, entry: "\(entry.name)", other: "\(ordered[position + 1].name)")
+            if position + 1 < table.count, offsets[entry(at: position + 1)] < end {
+                throw .overlappingEntries(archive: archive, entry: name(index), other: name(entry(at: position + 1)))
             }
         }
     }
 
-    /// Refuses duplicate paths and paths beneath a file or a symlink; returns the path index.
-    private static func checkNames(_ entries: [ArchiveEntry], archive: String) throws(ArchiveError) -> [String: Int] {
-        var index: [String: Int] = [:]
-        index.reserveCapacity(entries.count)
-        for entry in entries {
-            if index.updateValue(entry.index, forKey: entry.pathKey) != nil {
-                throw .duplicateName(archive: archive, entry: "\(entry.name)")
-            }
-        }
-        for entry in entries {
-            let key = entry.pathKey
-            var searchEnd = key.utf8.endIndex
-            while let slash = key.utf8[key.utf8.startIndex..<searchEnd].lastIndex(of: UInt8(ascii: "/")) {
-                let parent = String(key[key.startIndex..<slash])
-                if let parentIndex = index[parent] {
-                    switch entries[parentIndex].kind {
-                    case .symlink:
-                        throw .unsafeName(
-                            archive: archive, entry: "\(entry.name)", reason: "it lies beneath the symlink '\(parent)'")
-                    case .file:
-                        throw .unsafeName(
-                            archive: archive, entry: "\(entry.name)", reason: "its parent '\(parent)' is a file")
-                    case .directory:
-                        break
+    /// Refuses entries beneath a file or a symlink, naming the entry and its nearest such parent.
+    static func checkParents(_ store: EntryStore, archive: String, clock: inout WorkClock) throws(ArchiveError) {
+        let tree = store.tree
+        // Folders whose every ancestor is a folder, so each is walked through once.
+        var clear = [Bool](repeating: false, count: tree.nodeCount)
+        var walked: [UInt32] = []
+        for index in 0..<store.table.count {
+            var node = tree.parents[Int(tree.node(ofEntry: index))]
+            var distance = 1
+            walked.removeAll(keepingCapacity: true)
+            while node != tree.root, node < PathTree.unused, !clear[Int(node)] {
+                try clock.tick(1)
+                if let parent = tree.entry(ofNode: node), store.table.kind(parent) != .directory {
+                    let entry = store.name(index)
+                    let parentPath = Self.prefix(of: entry, droppingComponents: distance)
+                    if store.table.kind(parent) == .symlink {
+                        throw .unsafeName(archive: archive, entry: "\(entry)", reason: "it lies beneath the symlink '\(parentPath)'")
                     }
+                    throw .unsafeName(archive: archive, entry: "\(entry)", reason: "its parent '\(parentPath)' is a file")
                 }
-                searchEnd = slash
+                walked.append(node)
+                node = tree.parents[Int(node)]
+                distance += 1
             }
-        }
-        return index
-    }
-
-    private func crossCheckWithLibzip() throws(ArchiveError) {
-        let count = zip_get_num_entries(handle, 0)
-        guard count == Int64(entries.count) else {
-            throw .corrupt(archive: path, reason: "libzip sees \(count) entries where the central directory lists \(entries.count)")
-        }
-        for entry in entries {
-            guard let raw = zip_get_name(handle, UInt64(entry.index), ZIP_FL_ENC_RAW) else {
-                throw .corrupt(archive: path, reason: "libzip cannot name entry \(entry.index)")
-            }
-            // libzip hands back a NUL-terminated copy; names with NUL bytes were refused earlier.
-            let libzipName = Array(UnsafeBufferPointer(start: raw, count: Self.cStringLength(raw)))
-            guard libzipName.elementsEqual(entry.name.bytes, by: { UInt8(bitPattern: $0) == $1 }) else {
-                throw .corrupt(archive: path, reason: "libzip reads the name of entry \(entry.index) differently")
-            }
+            for node in walked { clear[Int(node)] = true }
         }
     }
 
-    private func readSymlinkTargets() throws(ArchiveError) -> [String: String] {
-        var targets: [String: String] = [:]
+    /// The entry's path without its last `count` components.
+    private static func prefix(of name: EntryName, droppingComponents count: Int) -> String {
+        var key = name.string
+        if name.isDirectoryName { key.removeLast() }
+        var end = key.utf8.endIndex
+        for _ in 0..<count {
+            guard let slash = key.utf8[key.utf8.startIndex..<end].lastIndex(of: UInt8(ascii: "/")) else { break }
+            end = slash
+        }
+        return String(key[key.startIndex..<end])
+    }
+
+    /// libzip must read every record's name as we do. It opens a small archive whole, as it
+    /// is; a larger one a window of records at a time, so its index stays small.
+    private func crossCheckWithLibzip(clock: inout WorkClock) throws(ArchiveError) {
+        let count = store.table.count
+        let whole = count <= Self.libzipWindow && centralDirectorySize <= Self.libzipWindowBytes
+        var first = 0
+        repeat {
+            let view: LibzipView
+            var last = count
+            if whole {
+                view = try LibzipView(wholeFile: file, archive: path)
+            } else {
+                // Up to 4,096 records or 4 MiB of them, and at least one.
+                last = first + 1
+                let limit = recordRange(first).lowerBound + Self.libzipWindowBytes
+                while last < count, last - first < Self.libzipWindow, recordRange(last).upperBound <= limit { last += 1 }
+                let records = recordRange(first).lowerBound..<recordRange(last - 1).upperBound
+                view = try LibzipView(
+                    file: file, directoryOffset: centralDirectoryOffset, records: records, count: last - first, archive: path)
+            }
+            guard view.entryCount == Int64(last - first) else {
+                throw .corrupt(
+                    archive: path,
+                    reason: "libzip sees \(view.entryCount) entries where the central directory lists \(last - first)"
+                        + (whole ? "" : " (records \(first) to \(last - 1))"))
+            }
+            for index in first..<last {
+                try clock.tick(1)
+                guard let libzipName = view.rawName(index - first) else {
+                    throw .corrupt(archive: path, reason: "libzip cannot name entry \(index)")
+                }
+                guard store.tree.name(ofEntry: index, isDirectoryName: store.table.isDirectoryName(index), equals: libzipName) else {
+                    throw .corrupt(archive: path, reason: "libzip reads the name of entry \(index) differently")
+                }
+            }
+            first = last
+        } while first < count
+    }
+
+    private func readSymlinkTargets() throws(ArchiveError) -> [Int: String] {
+        var targets: [Int: String] = [:]
         for entry in entries where entry.kind == .symlink {
             guard entry.uncompressedSize <= UInt64(Self.maximumSymlinkTarget) else {
                 throw .symlinkInvalid(
@@ -330,63 +471,84 @@ public final class ZipArchive {
             guard !bytes.isEmpty, !bytes.contains(0), let target = String(validating: bytes, as: UTF8.self) else {
                 throw .symlinkInvalid(archive: path, entry: "\(entry.name)", reason: "its target is empty or not text")
             }
-            targets[entry.pathKey] = target
+            targets[entry.index] = target
         }
         return targets
     }
 
     /// Resolves every symlink through the archive's other symlinks and refuses any whose final
     /// location leaves `root(entry)` (components of the folder it must stay in), is absolute,
-    /// climbs above the archive root, or loops.
+    /// climbs above the archive root, or loops. Paths are walked in the path tree: a node, plus
+    /// the components beyond it that name nothing in the archive.
     func checkSymlinks(root: (ArchiveEntry) -> [Substring]) throws(ArchiveError) {
-        for entry in entries where entry.kind == .symlink {
-            guard let target = symlinkTargets[entry.pathKey] else { continue }
+        let tree = store.tree
+        var clock = WorkClock(deadline: deadline, seconds: limits.maximumSeconds, archive: path)
+        for index in symlinkTargets.keys.sorted() {
+            guard let target = symlinkTargets[index] else { continue }
+            let entry = ArchiveEntry(store: store, index: index)
             let rootComponents = root(entry)
-            var resolved = entry.pathKey.split(separator: "/")
-            resolved.removeLast()
+            var node = tree.parents[Int(tree.node(ofEntry: index))]
+            var beyond: [Substring] = []
             var pending = ArraySlice(target.split(separator: "/", omittingEmptySubsequences: false))
             var hops = 0
             if target.hasPrefix("/") {
                 throw .symlinkEscape(archive: path, entry: "\(entry.name)", target: target)
             }
             while let component = pending.popFirst() {
+                try clock.tick(component.utf8.count + 1)
                 if component.isEmpty || component == "." { continue }
                 if component == ".." {
-                    guard !resolved.isEmpty else {
+                    if beyond.popLast() != nil { continue }
+                    guard node != tree.root else {
                         throw .symlinkEscape(archive: path, entry: "\(entry.name)", target: target)
                     }
-                    resolved.removeLast()
+                    node = tree.parents[Int(node)]
                     continue
                 }
-                resolved.append(component)
-                if let next = symlinkTargets[resolved.joined(separator: "/")] {
-                    hops += 1
-                    guard hops <= Self.maximumSymlinkHops else {
-                        throw .symlinkInvalid(archive: path, entry: "\(entry.name)", reason: "it is part of a symlink loop")
-                    }
-                    guard !next.hasPrefix("/") else {
-                        throw .symlinkEscape(archive: path, entry: "\(entry.name)", target: target)
-                    }
-                    resolved.removeLast()
-                    pending = ArraySlice(next.split(separator: "/", omittingEmptySubsequences: false)) + pending
+                guard beyond.isEmpty, let child = tree.child(of: node, named: component.utf8) else {
+                    beyond.append(component)
+                    continue
                 }
+                guard let next = tree.entry(ofNode: child).flatMap({ symlinkTargets[$0] }) else {
+                    node = child
+                    continue
+                }
+                hops += 1
+                guard hops <= Self.maximumSymlinkHops else {
+                    throw .symlinkInvalid(archive: path, entry: "\(entry.name)", reason: "it is part of a symlink loop")
+                }
+                guard !next.hasPrefix("/") else {
+                    throw .symlinkEscape(archive: path, entry: "\(entry.name)", target: target)
+                }
+                pending = ArraySlice(next.split(separator: "/", omittingEmptySubsequences: false)) + pending
             }
+            let resolved = EntryName.decode(tree.path(of: node)).split(separator: "/") + beyond
             guard resolved.starts(with: rootComponents) else {
                 throw .symlinkEscape(archive: path, entry: "\(entry.name)", target: target)
             }
         }
     }
+}
 
-    private static func cStringLength(_ pointer: UnsafePointer<CChar>) -> Int {
-        var length = 0
-        while pointer[length] != 0 { length += 1 }
-        return length
+/// The time limit, checked inside the loops whose length the input chooses (records, names,
+/// folders, symlinks) every 16,384 units of work (a record, a name's component or byte), so the
+/// check costs nothing next to the work and fires within milliseconds of the deadline.
+struct WorkClock {
+    let deadline: ContinuousClock.Instant
+    let seconds: Double
+    let archive: String
+    private var work = 0
+
+    init(deadline: ContinuousClock.Instant, seconds: Double, archive: String) {
+        self.deadline = deadline
+        self.seconds = seconds
+        self.archive = archive
     }
 
-    static func libzipMessage(_ code: Int32) -> String {
-        var error = zip_error_t()
-        zip_error_init_with_code(&error, code)
-        defer { zip_error_fini(&error) }
-        return String(cString: zip_error_strerror(&error))
+    mutating func tick(_ units: Int) throws(ArchiveError) {
+        work += units
+        guard work >= 1 << 14 else { return }
+        work = 0
+        if ContinuousClock.now > deadline { throw .timeLimit(archive: archive, seconds: seconds) }
     }
 }

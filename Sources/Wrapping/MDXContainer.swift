@@ -13,13 +13,13 @@ enum MDXContainer {
 
     static func write(
         wrapping archive: AppArchive, icon: IconResolution, edits: ArchiveEdits, policy: PolicyBundle,
-        request: WrapRequest, verify: @escaping (String) throws -> Void
+        request: WrapRequest, verify: @escaping ArchiveWriter.Verification
     ) throws -> UInt64 {
         // The wrapped IPA is built as an unnamed file beside the output; it never gets a name, so
         // nothing is left behind whatever happens.
         let wrapped = try AtomicOutputFile(destination: request.output)
         defer { wrapped.discard() }
-        _ = try ArchiveWriter.write(archive.archive.zip, into: wrapped, edits: edits, options: request.repack, verify: verify)
+        _ = try ArchiveWriter.write(archive.archive.zip, into: wrapped, edits: edits, options: request.repack, verifying: verify)
 
         let app = archive.app
         let ipaName = URL(fileURLWithPath: request.input).deletingPathExtension().lastPathComponent + ".ipa"

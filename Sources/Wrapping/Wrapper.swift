@@ -21,8 +21,7 @@ public enum Wrapper {
         var report = inspection.report
         let archive = inspection.archive
         let bundlePath = archive.app.path + "/" + PolicyBundle.folderName
-        let alreadyWrapped = archive.entry(bundlePath) != nil
-            || archive.archive.zip.entries.contains { $0.path.hasPrefix(bundlePath + "/") }
+        let alreadyWrapped = archive.entry(bundlePath) != nil || archive.archive.zip.isFolder(bundlePath)
         if alreadyWrapped && !request.rewrap {
             report.findings.append(Finding(
                 .alreadyWrapped, message: "\(archive.app.path) already holds \(PolicyBundle.folderName)", path: bundlePath))
@@ -53,14 +52,13 @@ public enum Wrapper {
                 .init(name: bundlePath + "/Info.plist", content: .bytes(try policy.infoPlist(tool: toolName))),
             ],
             removals: alreadyWrapped ? [bundlePath] : [])
-        let limits = request.limits
-        let verifyIPA: (String) throws -> Void = { path in _ = try IPAArchive(path: path, limits: limits) }
+        let verifyIPA: ArchiveWriter.Verification = { path, limits in _ = try IPAArchive(path: path, limits: limits) }
 
         let size: UInt64
         switch request.format {
         case .ipa:
             size = try ArchiveWriter.repack(
-                archive.archive.zip, to: request.output, edits: edits, options: request.repack, verify: verifyIPA
+                archive.archive.zip, to: request.output, edits: edits, options: request.repack, verifying: verifyIPA
             ).outputSize
         case .mdx:
             size = try MDXContainer.write(

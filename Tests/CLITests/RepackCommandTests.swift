@@ -20,6 +20,21 @@ import TestSupport
         #expect(try Fixtures.bytesAt(input) == RealisticArchives.ipa())  // input untouched
     }
 
+    /// An input with exactly --max-entries entries takes an addition: the output is read back
+    /// under the limits widened by what was added.
+    @Test func anInputAtTheEntryLimitTakesAnAddition() throws {
+        let scratch = try ScratchDirectory("cli-repack")
+        let input = try scratch.write("in.ipa", RealisticArchives.ipa())
+        let file = try scratch.write("note.txt", Array("note".utf8))
+        let count = try ZipOracle.entries(input).count
+        let output = scratch.path("out.ipa")
+        let result = try Command.ipawrap([
+            "repack", input, "-o", output, "--add", "Payload/Sample.app/note.txt=\(file)", "--max-entries", "\(count)",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try ZipOracle.entries(output).count == count + 1)
+    }
+
     @Test func honoursSourceDateEpochForNewEntries() throws {
         let scratch = try ScratchDirectory("cli-repack")
         let input = try scratch.write("in.ipa", RealisticArchives.ipa())

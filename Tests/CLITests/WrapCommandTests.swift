@@ -58,6 +58,22 @@ import TestSupport
         #expect(info["MDXPolicySHA256"] as? String == digest)
     }
 
+    /// An input with exactly --max-entries entries (or --max-total-size bytes) wraps: the output,
+    /// three entries and the policy larger, is read back under limits widened by what was added.
+    @Test func anInputAtItsLimitsWraps() throws {
+        let scratch = try ScratchDirectory("wrap")
+        let input = try scratch.write("Sample.ipa", app().bytes())
+        let entries = try ZipOracle.entries(input)
+        let total = entries.reduce(0) { $0 + $1.fileSize }
+        for format in ["ipa", "mdx"] {
+            let result = try Command.ipawrap([
+                "wrap", input, "-o", scratch.path("out.\(format)"), "--format", format,
+                "--max-entries", "\(entries.count)", "--max-total-size", "\(total)",
+            ])
+            #expect(result.status == 0, "\(format): \(result.stderr)")
+        }
+    }
+
     @Test func theSameInputAndOptionsGiveTheSameBytes() throws {
         let scratch = try ScratchDirectory("wrap")
         let input = try scratch.write("Sample.ipa", app().bytes())

@@ -138,6 +138,30 @@ import TestSupport
         #expect(scratch.listing() == ["in.ipa"])
     }
 
+    /// The writer reads the records it copies again from the input: a central directory changed
+    /// after the input was checked is not copied, even when the change is consistent (here a
+    /// name, in place, in the local header too) and the output would read back as valid.
+    @Test func aCentralDirectoryChangedAfterCheckingIsNotCopied() throws {
+        let scratch = try ScratchDirectory("repack")
+        var zip = ZipBuilder()
+        zip.file("Payload/A.app/Info.plist", "<plist version=\"1.0\"><dict/></plist>")
+        zip.file("Payload/A.app/original.txt", "x")
+        let input = try scratch.write("in.ipa", zip.bytes())
+        let archive = try IPAArchive(path: input)
+        var bytes = try Fixtures.bytesAt(input)
+        let name = Array("original".utf8)
+        let places = (0...(bytes.count - name.count)).filter { Array(bytes[$0..<($0 + name.count)]) == name }
+        #expect(places.count == 2)
+        for at in places { bytes.replaceSubrange(at..<(at + name.count), with: Array("tampered".utf8)) }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: input))
+        try handle.write(contentsOf: Data(bytes))
+        try handle.close()
+        #expect {
+            try ArchiveWriter.repack(archive.zip, to: scratch.path("out.ipa"))
+        } throws: { ($0 as? ArchiveError)?.code == "FILE_READ_FAILED" && "\($0)".contains("changed while being copied") }
+        #expect(scratch.listing() == ["in.ipa"])
+    }
+
     @Test func replacesAnExistingOutputAtomically() throws {
         let scratch = try ScratchDirectory("repack")
         let input = try scratch.write("in.ipa", RealisticArchives.ipa())

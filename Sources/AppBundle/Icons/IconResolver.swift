@@ -240,7 +240,9 @@ private struct RootFiles {
         let prefix = archive.archive.appDirectory
         var files: [String: ArchiveEntry] = [:]
         let prefixLength = prefix.utf8.count
-        for entry in archive.archive.zip.entries where entry.kind == .file && entry.path.hasPrefix(prefix) {
+        // A limit hit while listing is recorded in the archive, which refuses the input after this area.
+        let inApp = (try? archive.archive.zip.entries(inFolder: String(prefix.dropLast()))) ?? []
+        for entry in inApp where entry.kind == .file {
             let name = entry.path.utf8.dropFirst(prefixLength)
             if !name.isEmpty, !name.contains(UInt8(ascii: "/")), let text = String(name) { files[text] = entry }
         }

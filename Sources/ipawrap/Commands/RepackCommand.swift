@@ -63,7 +63,7 @@ struct RepackCommand: ParsableCommand {
             let summary = try ArchiveWriter.repack(
                 archive.zip, to: output, edits: edits,
                 options: RepackOptions(timestamp: try NewEntryTimestamp.parse(timestamp), synchronize: fsync),
-                verify: { path in _ = try IPAArchive(path: path, limits: limits.limits) })
+                verifying: { path, limits in _ = try IPAArchive(path: path, limits: limits) })
             let seconds = Date().timeIntervalSince(started)
             print("Wrote \(summary.output): \(summary.copiedEntries) entries copied raw, "
                 + "\(summary.addedEntries) added, \(summary.removedEntries) removed, "
