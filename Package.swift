@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "MachO", targets: ["MachO"]),
         .library(name: "Policy", targets: ["Policy"]),
         .library(name: "ProvisioningProfile", targets: ["ProvisioningProfile"]),
+        .library(name: "CodeSignature", targets: ["CodeSignature"]),
         .library(name: "AppBundle", targets: ["AppBundle"]),
     ],
     dependencies: [
@@ -54,6 +55,15 @@ let package = Package(
         .target(name: "AssetCatalog", dependencies: ["LZFSE", "PNG", "CZlib", "FormatSupport"], swiftSettings: strict),
         .target(name: "MachO", dependencies: ["FormatSupport"], swiftSettings: strict),
         .target(name: "Policy", dependencies: ["XMLSupport", "FormatSupport"], swiftSettings: strict),
+        // Apple code signatures: SuperBlob, CodeDirectory, requirements, entitlements,
+        // CodeResources and resource rules, read and written. Built on MachO (a slice hands out
+        // its signature bytes and page range); the CMS blob is carried as bytes.
+        .target(
+            name: "CodeSignature",
+            dependencies: ["MachO", "PropertyList", "FormatSupport",
+                           .product(name: "SwiftASN1", package: "swift-asn1"),
+                           .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
         .target(
             name: "ProvisioningProfile",
             dependencies: ["PropertyList", "FormatSupport",
@@ -71,7 +81,7 @@ let package = Package(
         // Checks and the report: every finding, produced as data.
         .target(
             name: "Checks",
-            dependencies: ["AppBundle", "FormatSupport", "IPAArchive", "MachO", "Policy", "PropertyList", "ProvisioningProfile",
+            dependencies: ["AppBundle", "CodeSignature", "FormatSupport", "IPAArchive", "MachO", "Policy", "PropertyList", "ProvisioningProfile",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
@@ -121,11 +131,14 @@ let package = Package(
         .testTarget(name: "PNGTests", dependencies: ["PNG", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LZFSETests", dependencies: ["LZFSE", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AssetCatalogTests", dependencies: ["AssetCatalog", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "MachOTests", dependencies: ["MachO", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MachOTests", dependencies: ["MachO", "CodeSignature", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "CodeSignatureTests", dependencies: ["CodeSignature", "MachO", "PropertyList", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "ProvisioningProfileTests", dependencies: ["ProvisioningProfile", "TestSupport", "PropertyList"], swiftSettings: strict),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
-        .testTarget(name: "ChecksTests", dependencies: ["Checks", "AppBundle", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
+        .testTarget(name: "ChecksTests", dependencies: ["Checks", "AppBundle", "CodeSignature", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
         .testTarget(name: "WrappingTests", dependencies: ["Wrapping", "Checks", "Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BatchTests", dependencies: ["Batch", "Checks", "Wrapping", "Policy", "PNG", "XMLSupport", "TestSupport"],

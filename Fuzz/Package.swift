@@ -17,10 +17,10 @@ let harnesses: [(name: String, products: [String])] = [
     ("fuzz-plist-binary", ["PropertyList"]),
     ("fuzz-zip", ["IPAArchive", "FormatSupport"]),
     ("fuzz-png", ["PNG"]),
-    ("fuzz-macho", ["MachO", "FormatSupport"]),
+    ("fuzz-macho", ["MachO", "CodeSignature", "FormatSupport"]),
     ("fuzz-lzfse", ["LZFSE"]),
     ("fuzz-assets", ["AssetCatalog", "PNG"]),
-    ("fuzz-profile", ["ProvisioningProfile", "PropertyList"]),
+    ("fuzz-profile", ["ProvisioningProfile", "CodeSignature", "PropertyList"]),
     ("fuzz-policy", ["Policy", "XMLSupport"]),
     ("fuzz-bundle", ["AppBundle", "PNG", "FormatSupport"]),
 ]

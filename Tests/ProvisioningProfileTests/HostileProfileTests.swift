@@ -270,22 +270,6 @@ struct HostileProfileTests {
 
 // MARK: - A small DER writer for hand-built structures
 
-func tlv(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
-    var length: [UInt8]
-    if content.count < 0x80 {
-        length = [UInt8(content.count)]
-    } else {
-        var bytes: [UInt8] = []
-        var remaining = content.count
-        while remaining > 0 {
-            bytes.insert(UInt8(remaining & 0xFF), at: 0)
-            remaining >>= 8
-        }
-        length = [0x80 | UInt8(bytes.count)] + bytes
-    }
-    return [tag] + length + content
-}
-
 enum CMS {
     static func oid(_ body: [UInt8]) -> [UInt8] { tlv(0x06, body) }
     static let signedDataOID = oid([0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02])
@@ -308,22 +292,5 @@ enum CMS {
 
     static func profile(content: [UInt8], type: [UInt8] = signedDataOID) -> [UInt8] {
         wrap(signedData(encapsulated(content)), type: type)
-    }
-}
-
-/// A small deterministic generator (SplitMix64) for repeatable mutations.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

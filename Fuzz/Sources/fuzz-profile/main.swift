@@ -5,6 +5,7 @@
 // - a certificate keeps its DER bytes and has hex SHA-1/SHA-256 fingerprints;
 // - the App ID matches, and resolves for, the bundle ID it names when it is explicit.
 // Every refusal is a `ProfileError` by the readers' typed throws.
+import CodeSignature
 import Foundation
 import FuzzDriver
 import PropertyList

@@ -1,5 +1,6 @@
+import CodeSignature
 import PropertyList
-import ProvisioningProfile
+
 import Testing
 import TestSupport
 
@@ -86,7 +87,7 @@ struct DEREntitlementsTests {
         ]),
     ])
     func malformedEncodingsAreRefused(_ name: String, _ bytes: [UInt8]) {
-        #expect(throws: ProfileError.self, "\(name)") { try DEREntitlements(derEncoded: bytes) }
+        #expect(throws: CodeSignatureError.self, "\(name)") { try DEREntitlements(derEncoded: bytes) }
         do {
             _ = try DEREntitlements(derEncoded: bytes)
         } catch {
@@ -99,6 +100,6 @@ struct DEREntitlementsTests {
         var value: [UInt8] = [0x01, 0x01, 0xFF]
         for _ in 0..<200 { value = tlv(0x30, value) }
         let bytes = tlv(0x70, [0x02, 0x01, 0x01] + tlv(0xB0, tlv(0x30, [0x0C, 0x01, 0x6B] + value)))
-        #expect(throws: ProfileError.self) { try DEREntitlements(derEncoded: bytes) }
+        #expect(throws: CodeSignatureError.self) { try DEREntitlements(derEncoded: bytes) }
     }
 }
