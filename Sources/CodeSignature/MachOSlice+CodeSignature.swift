@@ -1,5 +1,6 @@
 import FormatSupport
 import MachO
+import PropertyList
 
 extension MachOSlice {
     /// Reads and parses the embedded signature, or returns nil when the slice has no
@@ -28,13 +29,15 @@ extension MachOSlice {
         codeSignatureRange.map { UInt64($0.offset) }
     }
 
-    /// The executable segment (`__TEXT`) as a CodeDirectory records it, with the main-binary
-    /// flag for executables. Nil when the slice has no `__TEXT` segment.
-    public var codeDirectoryExecutableSegment: CodeDirectory.ExecutableSegment? {
+    /// The executable segment (`__TEXT`) as codesign records it: the main-binary flag for
+    /// executables, and the flags the signed `entitlements` imply (`get-task-allow` allows
+    /// unsigned pages, …). Nil when the slice has no `__TEXT` segment.
+    public func codeDirectoryExecutableSegment(entitlements: PropertyListDictionary = [:]) -> CodeDirectory.ExecutableSegment? {
         guard let text = segments.first(where: { $0.name == "__TEXT" }) else { return nil }
+        let main = fileType == .execute ? CodeDirectory.ExecutableSegment.mainBinary : 0
         return CodeDirectory.ExecutableSegment(
             base: text.fileOffset, limit: text.fileSize,
-            flags: fileType == .execute ? CodeDirectory.ExecutableSegment.mainBinary : 0)
+            flags: main | CodeDirectory.ExecutableSegment.flags(forEntitlements: entitlements))
     }
 }
 
@@ -53,5 +56,24 @@ extension MachOSlice {
                 slice: architecture.name)
         }
         return try readContents(of: section, from: &source, maxBytes: Self.maximumEmbeddedInfoPlistSize)
+    }
+}
+
+extension CodeDirectory.ExecutableSegment {
+    public static let debugger: UInt64 = 0x20
+    public static let jit: UInt64 = 0x40
+    public static let skipLibraryValidation: UInt64 = 0x80
+    public static let canLoadCDHash: UInt64 = 0x100
+    public static let canExecuteCDHash: UInt64 = 0x200
+
+    /// The `CS_EXECSEG_*` flags Apple's signer derives from entitlements set to true.
+    public static func flags(forEntitlements entitlements: PropertyListDictionary) -> UInt64 {
+        let implied: [(String, UInt64)] = [
+            ("get-task-allow", allowUnsigned), ("com.apple.private.cs.debugger", debugger), ("dynamic-codesigning", jit),
+            ("com.apple.private.skip-library-validation", skipLibraryValidation),
+            ("com.apple.private.amfi.can-load-cdhash", canLoadCDHash),
+            ("com.apple.private.amfi.can-execute-cdhash", canExecuteCDHash),
+        ]
+        return implied.reduce(0) { flags, pair in entitlements[pair.0]?.bool == true ? flags | pair.1 : flags }
     }
 }

@@ -16,42 +16,6 @@ import Testing
         "Frameworks/libswiftObjectiveC.dylib", "Frameworks/libswiftUIKit.dylib", "embedded.mobileprovision",
     ]
 
-    /// Every file, symlink and folder below `root`, relative to it.
-    static func entries(of root: URL) throws -> [ResourceEntry] {
-        let manager = FileManager.default
-        guard let walker = manager.enumerator(atPath: root.path) else { return [] }
-        var entries: [ResourceEntry] = []
-        for case let path as String in walker {
-            let url = root.appendingPathComponent(path)
-            let attributes = try manager.attributesOfItem(atPath: url.path)
-            switch attributes[.type] as? FileAttributeType {
-            case .typeSymbolicLink?:
-                entries.append(ResourceEntry(path: path, kind: .symlink(target: try manager.destinationOfSymbolicLink(atPath: url.path))))
-            case .typeDirectory?:
-                entries.append(ResourceEntry(path: path, kind: .directory))
-            default:
-                entries.append(ResourceEntry(path: path, kind: .file))
-            }
-        }
-        return entries
-    }
-
-    /// The digests a request asks for, computed from the files under `root`.
-    static func facts(for requests: [ResourceRequest], in root: URL) throws -> [String: ResourceFacts] {
-        var facts: [String: ResourceFacts] = [:]
-        for request in requests {
-            let bytes = [UInt8](try Data(contentsOf: root.appendingPathComponent(request.path)))
-            let types: [HashType] =
-                switch request.need {
-                case .digests(let types), .nestedCode(digests: let types): types
-                }
-            var digests: [HashType: [UInt8]] = [:]
-            for type in types { digests[type] = type.digest(bytes) }
-            facts[request.path] = .digests(digests)
-        }
-        return facts
-    }
-
     @Test func xcodesFileWritesBackByteForByte() throws {
         let bytes = try Fixtures.bytes(Self.codeResources)
         let resources = try CodeResources(bytes: bytes)
@@ -101,7 +65,7 @@ import Testing
     @Test func rulesDecideAsXcodeDid() throws {
         let resources = try CodeResources(bytes: try Fixtures.bytes(Self.codeResources))
         let rules2 = try ResourceRuleSet(try #require(resources.rules2))
-        let decisions = try rules2.decide(try Self.entries(of: Self.app), mainExecutable: "isignTestApp")
+        let decisions = try rules2.decide(try BundleOnDisk.entries(of: Self.app), mainExecutable: "isignTestApp")
         let outcome = Dictionary(uniqueKeysWithValues: decisions.map { ($0.path, $0.outcome) })
         #expect(outcome["Info.plist"] == .omitted)
         #expect(outcome["PkgInfo"] == .omitted)
@@ -119,10 +83,10 @@ import Testing
         let resources = try CodeResources(bytes: try Fixtures.bytes(Self.codeResources))
         let builder = CodeResourcesBuilder(
             rules: try #require(resources.rules), rules2: try #require(resources.rules2), hashTypes: [.sha1])
-        let entries = try Self.entries(of: Self.app)
+        let entries = try BundleOnDisk.entries(of: Self.app)
         let requests = try builder.requests(for: entries, mainExecutable: "isignTestApp")
         let built = try builder.build(
-            for: entries, mainExecutable: "isignTestApp", facts: try Self.facts(for: requests, in: Self.app))
+            for: entries, mainExecutable: "isignTestApp", facts: try BundleOnDisk.facts(for: requests, in: Self.app))
         let present = { (seal: CodeResources.Seal) in !Self.trimmed.contains(seal.path) }
         #expect(built.files == resources.files?.filter(present))
         #expect(built.files2 == resources.files2?.filter(present))
@@ -134,9 +98,9 @@ import Testing
     /// sealed file, adding one and replacing one by a symlink are each reported.
     @Test func verificationFindsWhatChanged() throws {
         let resources = try CodeResources(bytes: try Fixtures.bytes(Self.codeResources))
-        let entries = try Self.entries(of: Self.app)
+        let entries = try BundleOnDisk.entries(of: Self.app)
         func check(_ entries: [ResourceEntry], root: URL) throws -> [ResourceDiscrepancy] {
-            let facts = try Self.facts(for: try resources.verificationRequests(for: entries), in: root)
+            let facts = try BundleOnDisk.facts(for: try resources.verificationRequests(for: entries), in: root)
             return try resources.discrepancies(for: entries, mainExecutable: "isignTestApp", facts: facts)
         }
         #expect(try check(entries, root: Self.app) == Self.trimmed.map { .missing(path: $0) })
@@ -148,7 +112,7 @@ import Testing
         try Data("new".utf8).write(to: copy.appendingPathComponent("Added.txt"))
         try FileManager.default.removeItem(at: copy.appendingPathComponent("PkgInfo"))
         try FileManager.default.createSymbolicLink(atPath: copy.appendingPathComponent("PkgInfo").path, withDestinationPath: "Info.plist")
-        let changed = try check(try Self.entries(of: copy), root: copy)
+        let changed = try check(try BundleOnDisk.entries(of: copy), root: copy)
         #expect(changed.contains(.modified(path: "Assets.car")))
         #expect(changed.contains(.unsealed(path: "Added.txt")))
         // files2 omits PkgInfo: verification of a version 2 seal ignores it.

@@ -192,7 +192,3 @@ import Testing
         #expect(directory.digest?.count == 20)
     }
 }
-
-func hex(_ bytes: [UInt8]) -> String {
-    bytes.map { String(format: "%02x", $0) }.joined()
-}
