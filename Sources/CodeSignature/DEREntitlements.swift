@@ -31,7 +31,7 @@ public struct DEREntitlements: Sendable, Equatable {
         do {
             root = try DER.parse(bytes)
         } catch {
-            throw Self.invalid("the DER entitlements are not valid DER")
+            throw Self.invalid("the DER entitlements are not valid DER, or nest deeper than \(Self.maximumNodeDepth) levels")
         }
         guard root.identifier == Self.rootTag, case .constructed(let fields) = root.content else {
             throw Self.invalid("the DER entitlements do not start with the [APPLICATION 16] wrapper")

@@ -108,7 +108,11 @@ public struct SuperBlob: Sendable, Equatable {
             }
             let blobMagic = try field(offset)
             let blobLength = Int(try field(offset + 4))
-            guard blobLength >= 8, blobLength <= length - offset else {
+            guard blobLength >= 8 else {
+                throw CodeSignatureError(
+                    reason, "blob \(index) (type 0x\(hex(type))) has length \(blobLength), shorter than its 8-byte header")
+            }
+            guard blobLength <= length - offset else {
                 throw CodeSignatureError(
                     reason,
                     "blob \(index) (type 0x\(hex(type))) has length \(blobLength), which runs past the \(length)-byte \(what)"
