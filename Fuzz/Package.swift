@@ -23,6 +23,7 @@ let harnesses: [(name: String, products: [String])] = [
     ("fuzz-profile", ["ProvisioningProfile", "CodeSignature", "PropertyList"]),
     ("fuzz-policy", ["Policy", "XMLSupport"]),
     ("fuzz-bundle", ["AppBundle", "PNG", "FormatSupport"]),
+    ("fuzz-signature", ["CodeSignature", "PropertyList"]),
 ]
 
 let package = Package(
