@@ -112,7 +112,7 @@ let package = Package(
         // Micro-benchmarks of the format libraries (release builds only; see Scripts/bench).
         .executableTarget(
             name: "ipawrap-bench",
-            dependencies: ["PropertyList", "PNG", "LZFSE", "AssetCatalog", "MachO"],
+            dependencies: ["PropertyList", "PNG", "LZFSE", "AssetCatalog", "MachO", "CodeSignature"],
             path: "Benchmarks/ipawrap-bench",
             swiftSettings: strict
         ),

@@ -117,7 +117,7 @@ import Testing
         let expected = reference.finalize()
         #expect(expected.map(\.count) == [769, 769])
         for chunk in [1, 4095, 4096, 65_537, 1 << 20] {
-            var hasher = try CodePageHasher(pageSizeLog2: 12, hashTypes: [.sha1, .sha256])
+            var hasher = try CodePageHasher(pageSizeLog2: 12, hashTypes: [.sha1, .sha256], allowsConcurrency: true)
             var offset = 0
             while offset < big.count {
                 hasher.update(Array(big[offset..<min(big.count, offset + chunk)]))
