@@ -42,5 +42,6 @@ ensure_swift() {
 
 # What building ipawrap needs.
 BUILD_PACKAGES=(pkg-config libzip-dev libxml2-dev zlib1g-dev)
-# What the tests use as independent oracles.
-TEST_PACKAGES=(python3 unzip zip openssl libxml2-utils)
+# What the tests use as independent oracles (g++, make and libssl-dev build zsign, the
+# re-signer the code-signature tests compare with, when its source is on the machine).
+TEST_PACKAGES=(python3 unzip zip openssl libxml2-utils g++ make libssl-dev)
