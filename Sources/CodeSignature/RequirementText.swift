@@ -242,7 +242,8 @@ struct RequirementPrinter {
     static func timestamp(_ seconds: Int64) -> String {
         let (unix, overflow) = seconds.addingReportingOverflow(978_307_200)
         guard !overflow else { return "<\(seconds)>" }
-        let days = unix >= 0 ? unix / 86_400 : (unix - 86_399) / 86_400
+        // Floor division that cannot overflow at the ends of Int64.
+        let days = unix / 86_400 - (unix % 86_400 < 0 ? 1 : 0)
         let secondOfDay = unix - days * 86_400
         let (year, month, day) = CivilDate.date(daysSince1970: days)
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }

@@ -51,6 +51,9 @@ import Testing
         (.certificateFieldDate(certificate: 0, oid: [0x55, 0x1D, 0x18], .before(-1)),
          "certificate leaf[timestamp.2.5.29.24] < <2000-12-31 23:59:59 +0000>"),
         (.certificateGeneric(certificate: 0, oid: [0x2A, 0x86], .exists), "certificate leaf[field.0x2a86] /* exists */"),
+        // At the ends of Int64 the stamp is printed as a number rather than overflow.
+        (.certificateFieldDate(certificate: 0, oid: [0x55], .on(.max)), "certificate leaf[timestamp.2.5] = <9223372036854775807>"),
+        (.certificateFieldDate(certificate: 0, oid: [0x55], .on(.min)), "certificate leaf[timestamp.2.5] = <-292277022626-01-27 08:29:52 +0000>"),
         (.trustedCertificate(1), "certificate 1trusted"),
         (.trustedCertificates, "anchor trusted"),
         (.namedAnchor(bytes("developer")), "anchor apple developer"),
