@@ -51,17 +51,11 @@ struct RequirementPrinter {
             output += "! "
             self.expression(inner, level: .primary)
         case .infoKeyField(let key, let operation):
-            output += "info["
-            data(key, dotOkay: true)
-            output += "]"
-            match(operation)
-        case .certificateField(let certificate, let field, let operation):
+            field("info", key, operation)
+        case .certificateField(let certificate, let name, let operation):
             output += "certificate"
             slot(certificate)
-            output += "["
-            data(field, dotOkay: true)
-            output += "]"
-            match(operation)
+            field("", name, operation)
         case .trustedCertificate(let certificate):
             // Apple's dumper prints no space before "trusted" here.
             output += "certificate"
@@ -72,10 +66,7 @@ struct RequirementPrinter {
             certificateOID(certificate, "field.", oid, operation)
         case .anchorAppleGeneric: output += "anchor apple generic"
         case .entitlementField(let key, let operation):
-            output += "entitlement["
-            data(key, dotOkay: true)
-            output += "]"
-            match(operation)
+            field("entitlement", key, operation)
         case .certificatePolicy(let certificate, let oid, let operation):
             certificateOID(certificate, "policy.", oid, operation)
         case .namedAnchor(let name):
@@ -98,6 +89,14 @@ struct RequirementPrinter {
                 output += " /* opcode \(number) */"
             }
         }
+    }
+
+    /// `prefix[key] <match>`, the key printed as a dotted name.
+    private mutating func field(_ prefix: String, _ key: [UInt8], _ operation: RequirementMatch) {
+        output += prefix + "["
+        data(key, dotOkay: true)
+        output += "]"
+        match(operation)
     }
 
     private mutating func binary(
