@@ -36,6 +36,7 @@ let package = Package(
         .library(name: "CMS", targets: ["CMS"]),
         .library(name: "SigningIdentity", targets: ["SigningIdentity"]),
         .library(name: "ProvisioningProfile", targets: ["ProvisioningProfile"]),
+        .library(name: "CodeSignature", targets: ["CodeSignature"]),
         .library(name: "AppBundle", targets: ["AppBundle"]),
     ],
     dependencies: [
@@ -77,6 +78,15 @@ let package = Package(
             name: "SigningIdentity",
             dependencies: ["CLibcrypto", "CMS", "FormatSupport"] + certificateLibraries,
             swiftSettings: strict),
+        // Apple code signatures: SuperBlob, CodeDirectory, requirements, entitlements,
+        // CodeResources and resource rules, read and written. Built on MachO (a slice hands out
+        // its signature bytes and page range); the CMS blob is carried as bytes.
+        .target(
+            name: "CodeSignature",
+            dependencies: ["MachO", "PropertyList", "FormatSupport",
+                           .product(name: "SwiftASN1", package: "swift-asn1"),
+                           .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
         .target(
             name: "ProvisioningProfile",
             dependencies: ["CMS", "PropertyList", "FormatSupport",
@@ -94,7 +104,7 @@ let package = Package(
         // Checks and the report: every finding, produced as data.
         .target(
             name: "Checks",
-            dependencies: ["AppBundle", "FormatSupport", "IPAArchive", "MachO", "Policy", "PropertyList", "ProvisioningProfile",
+            dependencies: ["AppBundle", "CodeSignature", "FormatSupport", "IPAArchive", "MachO", "Policy", "PropertyList", "ProvisioningProfile",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
@@ -125,7 +135,7 @@ let package = Package(
         // Micro-benchmarks of the format libraries (release builds only; see Scripts/bench).
         .executableTarget(
             name: "ipawrap-bench",
-            dependencies: ["PropertyList", "PNG", "LZFSE", "AssetCatalog", "MachO"],
+            dependencies: ["PropertyList", "PNG", "LZFSE", "AssetCatalog", "MachO", "CodeSignature"],
             path: "Benchmarks/ipawrap-bench",
             swiftSettings: strict
         ),
@@ -144,7 +154,10 @@ let package = Package(
         .testTarget(name: "PNGTests", dependencies: ["PNG", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LZFSETests", dependencies: ["LZFSE", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AssetCatalogTests", dependencies: ["AssetCatalog", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "MachOTests", dependencies: ["MachO", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MachOTests", dependencies: ["MachO", "CodeSignature", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "CodeSignatureTests", dependencies: ["CodeSignature", "MachO", "PropertyList", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "ProvisioningProfileTests", dependencies: ["ProvisioningProfile", "CMS", "TestSupport", "PropertyList"], swiftSettings: strict),
         .testTarget(
             name: "CMSTests",
@@ -156,7 +169,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
-        .testTarget(name: "ChecksTests", dependencies: ["Checks", "AppBundle", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
+        .testTarget(name: "ChecksTests", dependencies: ["Checks", "AppBundle", "CodeSignature", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
         .testTarget(name: "WrappingTests", dependencies: ["Wrapping", "Checks", "Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BatchTests", dependencies: ["Batch", "Checks", "Wrapping", "Policy", "PNG", "XMLSupport", "TestSupport"],

@@ -17,13 +17,14 @@ let harnesses: [(name: String, products: [String])] = [
     ("fuzz-plist-binary", ["PropertyList"]),
     ("fuzz-zip", ["IPAArchive", "FormatSupport"]),
     ("fuzz-png", ["PNG"]),
-    ("fuzz-macho", ["MachO", "FormatSupport"]),
+    ("fuzz-macho", ["MachO", "CodeSignature", "FormatSupport"]),
     ("fuzz-lzfse", ["LZFSE"]),
     ("fuzz-assets", ["AssetCatalog", "PNG"]),
-    ("fuzz-profile", ["ProvisioningProfile", "CMS", "PropertyList"]),
+    ("fuzz-profile", ["ProvisioningProfile", "CMS", "CodeSignature", "PropertyList"]),
     ("fuzz-cms", ["CMS"]),
     ("fuzz-policy", ["Policy", "XMLSupport"]),
     ("fuzz-bundle", ["AppBundle", "PNG", "FormatSupport"]),
+    ("fuzz-signature", ["CodeSignature", "PropertyList"]),
 ]
 
 let package = Package(

@@ -7,6 +7,7 @@ fixtures have none that fit libFuzzer's input size (zip archives, IPAs, small Cg
 Run from anywhere: `python3 Fuzz/make-seeds.py`. Output is deterministic, so re-running it
 changes nothing unless the fixtures or this script changed.
 """
+import hashlib
 import io
 import os
 import shutil
@@ -298,6 +299,165 @@ def fixture_seeds():
         shutil.copyfile(os.path.join(ROOT, "Templates/policies", name), os.path.join(folder, "template-" + name))
 
 
+# MARK: Code signatures
+
+
+def be32(value):
+    return struct.pack(">I", value & 0xFFFFFFFF)
+
+
+def blob(magic, payload):
+    return be32(magic) + be32(8 + len(payload)) + payload
+
+
+def super_blob(magic, entries):
+    """A SuperBlob: header, index, blobs back to back in index order (as codesign writes)."""
+    offset = 12 + 8 * len(entries)
+    index, body = b"", b""
+    for kind, data in entries:
+        index += be32(kind) + be32(offset)
+        body += data
+        offset += len(data)
+    return be32(magic) + be32(offset) + be32(len(entries)) + index + body
+
+
+def code_directory(identifier, team, hash_name, code, special, version=0x20400, exec_flags=1):
+    """A CodeDirectory laid out as Apple's builder does (header, identifier, team, slots)."""
+    size = {"sha1": 20, "sha256": 32}[hash_name]
+    kind = {"sha1": 1, "sha256": 2}[hash_name]
+    header = {0x20400: 88, 0x20500: 96}[version]
+    pages = [hashlib.new(hash_name, code[i:i + 4096]).digest() for i in range(0, len(code), 4096)]
+    ident = identifier.encode() + b"\0"
+    team_bytes = team.encode() + b"\0"
+    hash_offset = header + len(ident) + len(team_bytes) + len(special) * size
+    length = hash_offset + len(pages) * size
+    out = be32(0xFADE0C02) + be32(length) + be32(version) + be32(0) + be32(hash_offset) + be32(header)
+    out += be32(len(special)) + be32(len(pages)) + be32(len(code)) + bytes([size, kind, 0, 12]) + be32(0)
+    out += be32(0) + be32(header + len(ident)) + be32(0) + struct.pack(">Q", 0)
+    out += struct.pack(">QQQ", 0, 4096, exec_flags)
+    if version >= 0x20500:
+        out += be32(0x000E0000) + be32(0)
+    out += ident + team_bytes
+    for slot in reversed(special):
+        out += slot[:size].ljust(size, b"\0")
+    return out + b"".join(pages)
+
+
+def data_field(value):
+    return be32(len(value)) + value + b"\0" * (-len(value) % 4)
+
+
+def designated_requirement(identifier, common_name):
+    """identifier and anchor apple generic and leaf[subject.CN] = name and 1[field.WWDR] exists."""
+    wwdr = bytes([0x2A, 0x86, 0x48, 0x86, 0xF7, 0x63, 0x64, 0x06, 0x02, 0x01])
+    expression = be32(1) + be32(6) + be32(2) + data_field(identifier.encode()) + be32(6) + be32(15) + be32(6)
+    expression += be32(11) + be32(0) + data_field(b"subject.CN") + be32(1) + data_field(common_name.encode())
+    expression += be32(14) + be32(1) + data_field(wwdr) + be32(0)
+    return super_blob(0xFADE0C01, [(3, blob(0xFADE0C00, expression))])
+
+
+def der(tag, content):
+    if len(content) < 0x80:
+        return bytes([tag, len(content)]) + content
+    length = len(content).to_bytes((len(content).bit_length() + 7) // 8, "big")
+    return bytes([tag, 0x80 | len(length)]) + length + content
+
+
+def der_entitlements(entries):
+    """[APPLICATION 16] { 1, [CONTEXT 16] { {key, value}… } } with keys sorted by bytes."""
+    pairs = b"".join(der(0x30, der(0x0C, key.encode()) + value) for key, value in sorted(entries, key=lambda e: e[0].encode()))
+    return der(0x70, b"\x02\x01\x01" + der(0xB0, pairs))
+
+
+def macho_signatures(data):
+    """The SuperBlob bytes of every slice of a thin or fat Mach-O (what LC_CODE_SIGNATURE covers)."""
+    slices = [(0, len(data))]
+    if data[:4] in (b"\xca\xfe\xba\xbe", b"\xca\xfe\xba\xbf"):
+        count = struct.unpack(">I", data[4:8])[0]
+        wide = data[:4] == b"\xca\xfe\xba\xbf"
+        slices = []
+        for index in range(min(count, 8)):
+            if wide:
+                _, _, offset, size, _, _ = struct.unpack(">iiQQII", data[8 + 32 * index:40 + 32 * index])
+            else:
+                _, _, offset, size, _ = struct.unpack(">iiIII", data[8 + 20 * index:28 + 20 * index])
+            slices.append((offset, size))
+    found = []
+    for offset, size in slices:
+        body = data[offset:offset + size]
+        if len(body) < 32 or body[:4] not in (b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe"):
+            continue
+        ncmds = struct.unpack("<I", body[16:20])[0]
+        at = 32 if body[:4] == b"\xcf\xfa\xed\xfe" else 28
+        for _ in range(min(ncmds, 256)):
+            if at + 16 > len(body):
+                break
+            cmd, cmdsize = struct.unpack("<II", body[at:at + 8])
+            if cmd == 0x1D:
+                dataoff, datasize = struct.unpack("<II", body[at + 8:at + 16])
+                found.append(body[dataoff:dataoff + min(datasize, 65536)])
+            if cmdsize < 8:
+                break
+            at += cmdsize
+    return found
+
+
+def signature_seeds():
+    folder = reset("fuzz-signature")
+    seen = set()
+
+    def add(name, data):
+        if data and data not in seen:
+            seen.add(data)
+            write(folder, name, data)
+
+    # Xcode 7.2's signatures (isign's Test.app, Apache-2.0), whole and blob by blob.
+    for path in ("isign/Test.app/isignTestApp", "isign/Test.app/Frameworks/libswiftContacts.dylib"):
+        for number, signature in enumerate(macho_signatures(fixture(path))):
+            stem = "xcode-%s-%d" % (os.path.basename(path).split(".")[0], number)
+            length = struct.unpack(">I", signature[4:8])[0]
+            add(stem + ".superblob", signature[:length])
+            count = struct.unpack(">I", signature[8:12])[0]
+            for index in range(count):
+                kind, offset = struct.unpack(">II", signature[12 + 8 * index:20 + 8 * index])
+                size = struct.unpack(">I", signature[offset + 4:offset + 8])[0]
+                add("%s-slot-%x.blob" % (stem, kind), signature[offset:offset + size])
+    add("xcode.coderesources", fixture("isign/Test.app/_CodeSignature/CodeResources"))
+
+    # The hostile Mach-O corpus's signatures, damaged as the cases say.
+    directory = os.path.join(FIXTURES, "macho/hostile")
+    for name in sorted(os.listdir(directory)):
+        if name.startswith("MACHO_SIGNATURE"):
+            for number, signature in enumerate(macho_signatures(fixture("macho/hostile/" + name))):
+                add("hostile-%s-%d.superblob" % (name[:-6], number), signature)
+
+    # A current-style signature: SHA-1 and SHA-256 directories (0x20400, exec segment), the
+    # designated requirement, XML and DER entitlements, an empty CMS wrapper.
+    code = bytes((i * 7 + (i >> 8)) & 0xFF for i in range(9000))
+    xml = b'<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0">\n<dict>\n\t<key>get-task-allow</key>\n\t<true/>\n</dict>\n</plist>\n'
+    entitlements = blob(0xFADE7171, xml)
+    der_blob = blob(0xFADE7172, der_entitlements([
+        ("application-identifier", der(0x0C, b"ABCDE12345.com.example.app")),
+        ("get-task-allow", b"\x01\x01\xff"),
+        ("keychain-access-groups", der(0x30, der(0x0C, b"ABCDE12345.*"))),
+        ("com.example.number", b"\x02\x02\x01\x2c"),
+    ]))
+    requirements = designated_requirement("com.example.app", "iPhone Developer: Test (ABCDE12345)")
+    entries = []
+    for hash_name, slot in (("sha1", 0), ("sha256", 0x1000)):
+        special = [hashlib.new(hash_name, x).digest() for x in (b"<plist/>", requirements, b"", b"", entitlements, b"", der_blob)]
+        special[2] = special[3] = special[5] = b""
+        entries.append((slot, code_directory("com.example.app", "ABCDE12345", hash_name, code, special)))
+    entries += [(2, requirements), (5, entitlements), (7, der_blob), (0x10000, blob(0xFADE0B01, b""))]
+    entries.sort(key=lambda entry: entry[0])
+    signature = super_blob(0xFADE0CC0, entries)
+    add("current.superblob", signature)
+    for kind, data in entries:
+        add("current-slot-%x.blob" % kind, data)
+    add("current-entitlements.der", der_blob[8:])
+    add("runtime.cd", code_directory("com.example.tool", "ABCDE12345", "sha256", code[:5000], [b"x" * 32], version=0x20500))
+
+
 # Each harness also replays what it (or another fuzzer of the format) once failed on.
 REGRESSIONS = {
     "fuzz-zip": "archive/fuzz-regressions",
@@ -306,6 +466,7 @@ REGRESSIONS = {
     "fuzz-lzfse": "lzfse/fuzz-regressions",
     "fuzz-assets": "assets/fuzz-regressions",
     "fuzz-profile": "profiles/fuzz-regressions",
+    "fuzz-signature": "signature/fuzz-regressions",
     "fuzz-policy": "policy/fuzz-regressions",
     "fuzz-bundle": "bundle/fuzz-regressions",
 }
@@ -322,4 +483,5 @@ if __name__ == "__main__":
     zip_seeds()
     bundle_seeds()
     fixture_seeds()
+    signature_seeds()
     regression_seeds()

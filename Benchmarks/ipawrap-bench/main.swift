@@ -8,6 +8,7 @@ let benchmarks: [any Benchmark.Type] = [
     PropertyListBenchmark.self,
     PNGBenchmark.self,
     LZFSEBenchmark.self,
+    PageHashBenchmark.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

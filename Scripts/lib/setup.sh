@@ -42,8 +42,10 @@ ensure_swift() {
 
 # What building ipawrap needs.
 BUILD_PACKAGES=(pkg-config libzip-dev libxml2-dev zlib1g-dev libssl-dev)
-# What the tests use as independent oracles (python3-venv holds the oracle environment below).
-TEST_PACKAGES=(python3 python3-venv unzip zip openssl libxml2-utils)
+# What the tests use as independent oracles (python3-venv holds the oracle environment below; g++
+# and make build zsign, the re-signer the code-signature tests compare with, when its source is on
+# the machine).
+TEST_PACKAGES=(python3 python3-venv unzip zip openssl libxml2-utils g++ make)
 
 # Python packages from PyPI the tests use as oracles (CMS and X.509, Mach-O, JSON Schema), pinned,
 # in a virtual environment in the git-ignored build folder: Debian's python3 refuses `pip install`

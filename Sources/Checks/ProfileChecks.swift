@@ -1,4 +1,5 @@
 import AppBundle
+import CodeSignature
 import FormatSupport
 import Foundation
 import IPAArchive

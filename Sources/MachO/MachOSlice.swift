@@ -2,10 +2,10 @@ import FormatSupport
 
 /// One architecture of a Mach-O file: its header and what its load commands say.
 ///
-/// Parsing reads only the header and the load commands. The code signature, the symbol table
-/// and section contents are read on request (`readCodeSignature(from:)`,
-/// `readSymbolTable(from:limits:)`, `readCStrings(segment:section:from:maxBytes:)`) from the same
-/// `ByteSource` the file was parsed from.
+/// Parsing reads only the header and the load commands. The code signature's bytes, the symbol
+/// table and section contents are read on request (`readCodeSignatureBytes(from:)`, which the
+/// `CodeSignature` module parses; `readSymbolTable(from:limits:)`,
+/// `readCStrings(segment:section:from:maxBytes:)`) from the same `ByteSource` the file was parsed from.
 public struct MachOSlice: Sendable {
     /// The load commands may take at most this many bytes; real images use a few KiB.
     public static let maximumLoadCommandsSize = 16 << 20

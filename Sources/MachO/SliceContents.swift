@@ -15,9 +15,10 @@ extension MachOSlice {
     /// The largest code signature read; real ones are at most a few MiB.
     public static let maximumCodeSignatureSize = 128 << 20
 
-    /// Reads and parses the embedded signature, or returns nil when the slice has no
-    /// `LC_CODE_SIGNATURE`. `source` must be the one this slice was parsed from.
-    public func readCodeSignature<Source: ByteSource>(from source: inout Source) throws -> EmbeddedSignature? {
+    /// Reads the bytes `LC_CODE_SIGNATURE` points to (the embedded signature SuperBlob and the
+    /// signer's padding), or returns nil when the slice has none. The `CodeSignature` module
+    /// parses them (`readCodeSignature(from:)`). `source` must be the one this slice was parsed from.
+    public func readCodeSignatureBytes<Source: ByteSource>(from source: inout Source) throws -> [UInt8]? {
         guard let range = codeSignatureRange else { return nil }
         do {
             guard Int(range.size) <= Self.maximumCodeSignatureSize else {
@@ -28,8 +29,7 @@ extension MachOSlice {
             }
             try checkInSlice(
                 offset: UInt64(range.offset), size: UInt64(range.size), .signature, "the code signature bytes")
-            let bytes = try readChecked(&source, offset: offset + UInt64(range.offset), count: Int(range.size))
-            return try EmbeddedSignature(bytes: bytes)
+            return try readChecked(&source, offset: offset + UInt64(range.offset), count: Int(range.size))
         } catch let error as MachOError {
             throw error.inSlice(architecture.name)
         }

@@ -28,7 +28,8 @@ public struct ProfileError: FileInputError, Equatable {
         case plistInvalid = "PROFILE_PLIST_INVALID"
         /// A field the profile must have is missing, or a field has the wrong type.
         case fieldInvalid = "PROFILE_FIELD_INVALID"
-        /// DER entitlements (code-signature slot 7) that do not follow Apple's encoding.
+        /// Signed entitlements that are not a dictionary. (Malformed DER entitlements are a
+        /// `CodeSignatureError` with this same code.)
         case entitlementsInvalid = "ENTITLEMENTS_DER_INVALID"
         /// The profile file cannot be read from disk (missing, a folder, no permission).
         case fileUnreadable = "PROFILE_FILE_UNREADABLE"

@@ -208,11 +208,31 @@ enum HostileCorpus {
             add("executable-\(name.components(separatedBy: "--").last ?? name).ipa", "executable: \(name.components(separatedBy: "--").last ?? name)",
                 try builder.bytes(), [Expectation(command: "inspect", exit: 0, codes: ["BINARY_UNREADABLE", code])])
         }
-        var signature = IPABuilder()
-        signature.addPrimaryIcon()
-        signature.executable = try Fixtures.bytes("macho/hostile/MACHO_SIGNATURE--superblob-count-past-blob.macho")
-        add("executable-signature-count-past-blob.ipa", "executable: a code signature whose blob count runs past it",
-            try signature.bytes(), [Expectation(command: "inspect", exit: 0, codes: ["SIGNED_ENTITLEMENTS_UNREADABLE", "MACHO_SIGNATURE"])])
+        // Code signatures: reading the signed entitlements meets the damage. A finding, not a crash.
+        for (name, what) in [
+            ("superblob-count-past-blob", "a code signature whose blob count runs past it"),
+            ("blobs-overlap", "a code signature whose blobs overlap"),
+            ("code-limit-past-slice", "a CodeDirectory covering more than the slice"),
+            ("requirement-nesting-too-deep", "a requirement nested 10,000 levels deep"),
+        ] {
+            var signature = IPABuilder()
+            signature.addPrimaryIcon()
+            signature.executable = try Fixtures.bytes("macho/hostile/MACHO_SIGNATURE--\(name).macho")
+            add("executable-signature-\(name.replacingOccurrences(of: "superblob-", with: "")).ipa", "executable: \(what)",
+                try signature.bytes(), [Expectation(command: "inspect", exit: 0, codes: ["SIGNED_ENTITLEMENTS_UNREADABLE", "MACHO_SIGNATURE"])])
+        }
+        var deepDER = IPABuilder()
+        deepDER.addPrimaryIcon()
+        deepDER.executable = IPABuilder.executable { builder in
+            var value: [UInt8] = [0x01, 0x01, 0xFF]
+            for _ in 0..<200 { value = tlv(0x30, value) }
+            var signature = MachOBuilder.CodeSignature(identifier: "com.example.sample")
+            signature.entitlementsDER = tlv(0x70, [0x02, 0x01, 0x01] + tlv(0xB0, tlv(0x30, [0x0C, 0x01, 0x6B] + value)))
+            builder.codeSignature = signature
+        }
+        add("executable-der-entitlements-nested-200-deep.ipa", "executable: DER entitlements nested 200 levels deep",
+            // The finding's message gives the DER error's sentence without its code.
+            try deepDER.bytes(), [Expectation(command: "inspect", exit: 0, codes: ["SIGNED_ENTITLEMENTS_UNREADABLE"])])
 
         // Icons: PNG dimensions that overflow or exceed the decoder's bounds.
         for (name, inspected) in [

@@ -1,3 +1,4 @@
+import CodeSignature
 import FormatSupport
 import Foundation
 import TestSupport
@@ -68,7 +69,7 @@ import Testing
             #expect(signature.hasCMSSignature)
             #expect(!signature.isAdHoc)
             #expect(signature.cmsSignature?.count == 4370 - 8)
-            #expect(signature.requirements?.count == 196)
+            #expect(signature.blob(inSlot: 2)?.count == 196)
             #expect(signature.entitlementsDER == nil)
             let directory = try #require(signature.codeDirectory)
             #expect(signature.codeDirectories.count == 1)
@@ -76,7 +77,7 @@ import Testing
             #expect(directory.hashType == .sha1)
             #expect(directory.hashSize == 20)
             #expect(directory.pageSize == 4096)
-            #expect(directory.flags == 0)
+            #expect(directory.flags.rawValue == 0)
             // The signature covers the slice up to where the signature itself starts.
             #expect(directory.codeLimit == UInt64(try #require(slice.codeSignatureRange).offset))
             #expect(directory.codeSlotCount == Int((directory.codeLimit + 4095) / 4096))

@@ -1,3 +1,4 @@
+import CodeSignature
 import FormatSupport
 import Foundation
 import TestSupport

@@ -1,3 +1,4 @@
+import CodeSignature
 import FormatSupport
 import MachO
 import TestSupport

@@ -1,3 +1,4 @@
+import CodeSignature
 import FormatSupport
 import TestSupport
 import Testing
@@ -48,6 +49,41 @@ enum HostileCases {
     static func codeDirectoryOffset(_ bytes: [UInt8], _ layout: MachOBuilder.Layout) -> Int {
         let blobOffset = (0..<4).reduce(0) { $0 << 8 | Int(bytes[layout.codeSignatureOffset + 16 + $1]) }
         return layout.codeSignatureOffset + blobOffset
+    }
+
+    /// Offset of the requirement set inside the file.
+    static func requirementsOffset(_ bytes: [UInt8], _ layout: MachOBuilder.Layout) -> Int {
+        let blobOffset = (0..<4).reduce(0) { $0 << 8 | Int(bytes[layout.codeSignatureOffset + 24 + $1]) }
+        return layout.codeSignatureOffset + blobOffset
+    }
+
+    /// A requirement set holding one designated requirement of `words` (big-endian opcodes).
+    static func requirementSet(_ words: [UInt32], entryOffset: UInt32 = 20) -> [UInt8] {
+        var requirement: [UInt8] = [0xFA, 0xDE, 0x0C, 0x00, 0, 0, 0, 0]
+        for word in [1] + words { requirement += withUnsafeBytes(of: word.bigEndian, Array.init) }
+        MachOBuilder.patch(&requirement, uint32: UInt32(requirement.count), at: 4, .big)
+        var set: [UInt8] = [0xFA, 0xDE, 0x0C, 0x01, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 0] + requirement
+        MachOBuilder.patch(&set, uint32: UInt32(set.count), at: 4, .big)
+        MachOBuilder.patch(&set, uint32: entryOffset, at: 16, .big)
+        return set
+    }
+
+    /// `base()` with its signature replaced by one whose only CodeDirectory is consistent (one
+    /// 64 KiB page hash for a 64 KiB code limit) but covers more than the slice.
+    static func codeLimitPastSlice() -> [UInt8] {
+        var (bytes, layout) = base().buildWithLayout()
+        var directory = CodeDirectory.Builder(identifier: "com.example.hostile", teamIdentifier: nil, hashType: .sha256)
+        directory.pageSizeLog2 = 16
+        directory.codeLimit = 1 << 16
+        directory.codeHashes = HashArray(hashSize: 32, storage: [UInt8](repeating: 0xAB, count: 32))
+        guard let built = try? directory.build(),
+            let signature = try? EmbeddedSignature(
+                codeDirectories: [built], requirements: nil, entitlements: nil, derEntitlements: nil, cmsSignature: []
+            ).serialized(),
+            signature.count <= layout.codeSignatureSize
+        else { return bytes }
+        bytes.replaceSubrange(layout.codeSignatureOffset..<(layout.codeSignatureOffset + signature.count), with: signature)
+        return bytes
     }
 
     static func slice(_ builder: MachOBuilder = base()) -> MachOBuilder.FatSlice {
@@ -212,6 +248,26 @@ enum HostileCases {
             patched { bytes, layout in
                 MachOBuilder.patch(&bytes, uint32: 1000, at: codeDirectoryOffset(bytes, layout) + 24, .big)
             }
+        },
+        HostileCase(code: "MACHO_SIGNATURE", name: "code-directory-2-to-the-32-pages") {
+            patched { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: 0xFFFF_FFFF, at: codeDirectoryOffset(bytes, layout) + 28, .big)
+            }
+        },
+        HostileCase(code: "MACHO_SIGNATURE", name: "code-limit-past-slice") { codeLimitPastSlice() },
+        HostileCase(code: "MACHO_SIGNATURE", name: "blobs-overlap") {
+            // The CodeDirectory's length now takes in the first bytes of the requirement set.
+            patched { bytes, layout in
+                let directory = codeDirectoryOffset(bytes, layout)
+                let length = (0..<4).reduce(0) { $0 << 8 | UInt32(bytes[directory + 4 + $1]) }
+                MachOBuilder.patch(&bytes, uint32: length + 8, at: directory + 4, .big)
+            }
+        },
+        HostileCase(code: "MACHO_SIGNATURE", name: "requirement-nesting-too-deep") {
+            with { $0.codeSignature?.requirements = requirementSet(Array(repeating: 9, count: 10_000) + [1]) }
+        },
+        HostileCase(code: "MACHO_SIGNATURE", name: "requirement-points-at-its-set") {
+            with { $0.codeSignature?.requirements = requirementSet([1], entryOffset: 0) }
         },
 
         // Sections.

@@ -270,22 +270,6 @@ struct HostileProfileTests {
 
 // MARK: - A small DER writer for hand-built structures
 
-func tlv(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
-    var length: [UInt8]
-    if content.count < 0x80 {
-        length = [UInt8(content.count)]
-    } else {
-        var bytes: [UInt8] = []
-        var remaining = content.count
-        while remaining > 0 {
-            bytes.insert(UInt8(remaining & 0xFF), at: 0)
-            remaining >>= 8
-        }
-        length = [0x80 | UInt8(bytes.count)] + bytes
-    }
-    return [tag] + length + content
-}
-
 enum CMS {
     static func oid(_ body: [UInt8]) -> [UInt8] { tlv(0x06, body) }
     static let signedDataOID = oid([0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02])

@@ -178,6 +178,8 @@ public struct MachOBuilder: Sendable {
         public var entitlementsDER: [UInt8]?
         /// Writes an empty requirement set (`0xFADE0C01`, count 0) in slot 2.
         public var includeRequirements = true
+        /// The whole slot-2 blob to write instead of the empty set (with `includeRequirements`).
+        public var requirements: [UInt8]?
         public var cms: CMS = .empty
         /// Hashes for special slots by number (1 Info.plist, 3 CodeResources…); slots 2, 5 and 7
         /// are hashed from their blobs when `hasher` is set.
@@ -622,7 +624,7 @@ public struct MachOBuilder: Sendable {
     private func otherBlobs(_ signature: CodeSignature) -> [(slot: UInt32, blob: [UInt8])] {
         var blobs: [(UInt32, [UInt8])] = []
         if signature.includeRequirements {
-            blobs.append((2, bigEndianBlob(0xFADE_0C01, [0, 0, 0, 0])))
+            blobs.append((2, signature.requirements ?? bigEndianBlob(0xFADE_0C01, [0, 0, 0, 0])))
         }
         if let xml = signature.entitlementsXML { blobs.append((5, bigEndianBlob(0xFADE_7171, xml))) }
         if let der = signature.entitlementsDER { blobs.append((7, bigEndianBlob(0xFADE_7172, der))) }

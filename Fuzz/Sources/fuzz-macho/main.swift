@@ -2,6 +2,7 @@
 // every CodeDirectory hash slot), the symbol table, the C strings and each section's contents.
 // Checks that every refusal is a `MachOError` (the slice readers throw untyped), that a parsed
 // file is recognised by `isMachO(prefix:)`, and that slices lie inside the file.
+import CodeSignature
 import FormatSupport
 import FuzzDriver
 import MachO

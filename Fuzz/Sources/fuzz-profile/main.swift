@@ -6,6 +6,7 @@
 // - the App ID matches, and resolves for, the bundle ID it names when it is explicit.
 // Every refusal is a `ProfileError` by the readers' typed throws.
 import CMS
+import CodeSignature
 import Foundation
 import FuzzDriver
 import PropertyList

@@ -1,0 +1,293 @@
+import CodeSignature
+import Foundation
+import PropertyList
+import TestSupport
+import Testing
+
+/// `_CodeSignature/CodeResources` read, written, evaluated and rebuilt, against the one Xcode wrote
+/// for isign's Test.app.
+@Suite struct CodeResourcesTests {
+    static let app = Fixtures.url("isign/Test.app")
+    static let codeResources = "isign/Test.app/_CodeSignature/CodeResources"
+    /// Listed in the seal but removed from the fixture upstream.
+    static let trimmed = [
+        "Frameworks/libswiftCore.dylib", "Frameworks/libswiftCoreGraphics.dylib", "Frameworks/libswiftCoreImage.dylib",
+        "Frameworks/libswiftDarwin.dylib", "Frameworks/libswiftDispatch.dylib", "Frameworks/libswiftFoundation.dylib",
+        "Frameworks/libswiftObjectiveC.dylib", "Frameworks/libswiftUIKit.dylib", "embedded.mobileprovision",
+    ]
+
+    @Test func xcodesFileWritesBackByteForByte() throws {
+        let bytes = try Fixtures.bytes(Self.codeResources)
+        let resources = try CodeResources(bytes: bytes)
+        #expect(try resources.serialized() == bytes)
+        #expect(resources.files?.count == 20)
+        #expect(resources.files2?.count == 18)
+        #expect(resources.rules?.map(\.pattern) == ["^", "^.*\\.lproj/", "^.*\\.lproj/locversion.plist$", "^version.plist$"])
+        #expect(resources.rules2?.count == 12)
+        // Xcode 7 wrote SHA-1 only: plain <data> for plain files, {hash, optional} for lproj ones.
+        let assets = try #require(resources.seal(for: "Assets.car"))
+        #expect(assets.optional == nil)
+        let nib = try #require(resources.seal(for: "Base.lproj/Main.storyboardc/Info.plist"))
+        #expect(nib.optional == true)
+        guard case .file(let hashes) = nib.content else {
+            Issue.record("a nib is sealed as \(nib.content)")
+            return
+        }
+        #expect(Array(hashes.keys) == [.sha1])
+    }
+
+    /// Python's plistlib reads the same seal.
+    @Test func pythonReadsTheSameSeal() throws {
+        let resources = try CodeResources(bytes: try Fixtures.bytes(Self.codeResources))
+        let script = """
+            import plistlib, sys
+            p = plistlib.load(open(sys.argv[1], 'rb'))
+            for key in ('files', 'files2'):
+                for path, value in p[key].items():
+                    h = value if isinstance(value, bytes) else value['hash']
+                    print(key, path, h.hex(), 'optional' if isinstance(value, dict) and value.get('optional') else '')
+            """
+        let result = try Command.run("python3", ["-c", script, Fixtures.path(Self.codeResources)])
+        try #require(result.status == 0, "\(result.stderr)")
+        var lines: [String] = []
+        for (key, seals) in [("files", resources.files ?? []), ("files2", resources.files2 ?? [])] {
+            for seal in seals {
+                guard case .file(let hashes) = seal.content, let sha1 = hashes[.sha1] else { continue }
+                lines.append("\(key) \(seal.path) \(hex(sha1)) \(seal.isOptional ? "optional" : "")")
+            }
+        }
+        #expect(lines == result.stdout.split(separator: "\n").map(String.init))
+    }
+
+    /// Xcode 7's rules2 tie at weight 20 between `^` and `^Info\.plist$`: Info.plist and PkgInfo
+    /// were left out of files2, as the omitting rule wins ties. Frameworks' dylibs are plain
+    /// files (`^` at 20 beats the nested rule at 10), the main executable is excluded.
+    @Test func rulesDecideAsXcodeDid() throws {
+        let resources = try CodeResources(bytes: try Fixtures.bytes(Self.codeResources))
+        let rules2 = try ResourceRuleSet(try #require(resources.rules2))
+        let decisions = try rules2.decide(try BundleOnDisk.entries(of: Self.app), mainExecutable: "isignTestApp")
+        let outcome = Dictionary(uniqueKeysWithValues: decisions.map { ($0.path, $0.outcome) })
+        #expect(outcome["Info.plist"] == .omitted)
+        #expect(outcome["PkgInfo"] == .omitted)
+        #expect(outcome["isignTestApp"] == .excluded)
+        #expect(outcome["_CodeSignature"] == .excluded)
+        #expect(outcome["_CodeSignature/CodeResources"] == nil)
+        #expect(outcome["Frameworks/libswiftContacts.dylib"] == .sealed)
+        #expect(outcome["Assets.car"] == .sealed)
+        #expect(decisions.first { $0.path == "Base.lproj/Main.storyboardc/Info.plist" }?.isOptional == true)
+    }
+
+    /// Rebuilding the seal from the bundle with Xcode's rules gives Xcode's seal, less the files
+    /// the fixture no longer has.
+    @Test func rebuildingGivesXcodesSeal() throws {
+        let resources = try CodeResources(bytes: try Fixtures.bytes(Self.codeResources))
+        let builder = CodeResourcesBuilder(
+            rules: try #require(resources.rules), rules2: try #require(resources.rules2), hashTypes: [.sha1])
+        let entries = try BundleOnDisk.entries(of: Self.app)
+        let requests = try builder.requests(for: entries, mainExecutable: "isignTestApp")
+        let built = try builder.build(
+            for: entries, mainExecutable: "isignTestApp", facts: try BundleOnDisk.facts(for: requests, in: Self.app))
+        let present = { (seal: CodeResources.Seal) in !Self.trimmed.contains(seal.path) }
+        #expect(built.files == resources.files?.filter(present))
+        #expect(built.files2 == resources.files2?.filter(present))
+        #expect(built.rules == resources.rules)
+        #expect(built.rules2 == resources.rules2)
+    }
+
+    /// Verifying the bundle against its seal finds exactly the trimmed files missing; changing a
+    /// sealed file, adding one and replacing one by a symlink are each reported.
+    @Test func verificationFindsWhatChanged() throws {
+        let resources = try CodeResources(bytes: try Fixtures.bytes(Self.codeResources))
+        let entries = try BundleOnDisk.entries(of: Self.app)
+        func check(_ entries: [ResourceEntry], root: URL) throws -> [ResourceDiscrepancy] {
+            let facts = try BundleOnDisk.facts(for: try resources.verificationRequests(for: entries), in: root)
+            return try resources.discrepancies(for: entries, mainExecutable: "isignTestApp", facts: facts)
+        }
+        #expect(try check(entries, root: Self.app) == Self.trimmed.map { .missing(path: $0) })
+
+        let scratch = try ScratchDirectory("code-resources")
+        let copy = scratch.url.appendingPathComponent("Test.app")
+        try FileManager.default.copyItem(at: Self.app, to: copy)
+        try Data("changed".utf8).write(to: copy.appendingPathComponent("Assets.car"))
+        try Data("new".utf8).write(to: copy.appendingPathComponent("Added.txt"))
+        try FileManager.default.removeItem(at: copy.appendingPathComponent("PkgInfo"))
+        try FileManager.default.createSymbolicLink(atPath: copy.appendingPathComponent("PkgInfo").path, withDestinationPath: "Info.plist")
+        let changed = try check(try BundleOnDisk.entries(of: copy), root: copy)
+        #expect(changed.contains(.modified(path: "Assets.car")))
+        #expect(changed.contains(.unsealed(path: "Added.txt")))
+        // files2 omits PkgInfo: verification of a version 2 seal ignores it.
+        #expect(!changed.contains { $0.path == "PkgInfo" })
+        #expect(changed.count == Self.trimmed.count + 2)
+    }
+}
+
+/// Apple's iOS rules, and nested code, on bundles made for the case.
+@Suite struct ResourceRuleTests {
+    static func file(_ path: String) -> ResourceEntry { ResourceEntry(path: path, kind: .file) }
+
+    @Test func iOSRulesDecideEachKindOfFile() throws {
+        let entries = [
+            Self.file("App"), Self.file("Info.plist"), Self.file("PkgInfo"), Self.file("Assets.car"),
+            Self.file("embedded.mobileprovision"), Self.file("_CodeSignature/CodeResources"),
+            Self.file("Base.lproj/Main.storyboardc/Info.plist"), Self.file("fr.lproj/Localizable.strings"),
+            Self.file("fr.lproj/locversion.plist"), Self.file("images/.DS_Store"), Self.file("App.app.dSYM/Contents/Info.plist"),
+            Self.file("Frameworks/Kit.framework/Kit"), Self.file("Frameworks/Kit.framework/_CodeSignature/CodeResources"),
+            ResourceEntry(path: "Frameworks/Kit.framework/Current", kind: .symlink(target: "Kit")),
+        ]
+        let decisions = try ResourceRuleSet(ResourceRule.iOSRules2).decide(entries, mainExecutable: "App")
+        let outcome = Dictionary(uniqueKeysWithValues: decisions.map { ($0.path, $0.outcome) })
+        let optional = Set(decisions.filter(\.isOptional).map(\.path))
+        #expect(outcome["App"] == .excluded)
+        #expect(outcome["_CodeSignature"] == .excluded)
+        #expect(outcome["Info.plist"] == .omitted)
+        #expect(outcome["PkgInfo"] == .omitted)
+        #expect(outcome["fr.lproj/locversion.plist"] == .omitted)
+        #expect(outcome["images/.DS_Store"] == .omitted)
+        for sealed in ["Assets.car", "embedded.mobileprovision", "Base.lproj/Main.storyboardc/Info.plist",
+                       "fr.lproj/Localizable.strings", "App.app.dSYM/Contents/Info.plist", "Frameworks/Kit.framework/Kit",
+                       "Frameworks/Kit.framework/_CodeSignature/CodeResources", "Frameworks/Kit.framework/Current"] {
+            #expect(outcome[sealed] == .sealed, "\(sealed)")
+        }
+        // Base.lproj (weight 1010) is not optional; other localizations (1000) are.
+        #expect(optional == ["fr.lproj/Localizable.strings"])
+        // The version 1 rules seal Info.plist and PkgInfo too.
+        let version1 = try ResourceRuleSet(ResourceRule.iOSRules).decide(entries, mainExecutable: "App")
+        #expect(version1.first { $0.path == "Info.plist" }?.outcome == .sealed)
+    }
+
+    /// With a `nested` rule, a folder with an extension is one piece of nested code and hides
+    /// its contents; a Mach-O file under the rule is nested too, a symlink never is.
+    @Test func nestedRulesTakeBundlesWhole() throws {
+        let rules = [
+            ResourceRule.seal("^.*"),
+            .rule("^(Frameworks|PlugIns)/", weight: 10, nested: true),
+        ]
+        let entries = [
+            Self.file("Frameworks/Kit.framework/Kit"), Self.file("Frameworks/Kit.framework/Info.plist"),
+            Self.file("Frameworks/libswiftCore.dylib"), Self.file("PlugIns/Share.appex/Share"),
+            ResourceEntry(path: "Frameworks/Link.dylib", kind: .symlink(target: "libswiftCore.dylib")),
+            Self.file("Frameworks/Headers/Kit.h"),
+        ]
+        let decisions = try ResourceRuleSet(rules).decide(entries, mainExecutable: nil)
+        #expect(decisions.map(\.path) == [
+            "Frameworks/Headers/Kit.h", "Frameworks/Kit.framework", "Frameworks/Link.dylib", "Frameworks/libswiftCore.dylib",
+            "PlugIns/Share.appex",
+        ])
+        #expect(decisions.map(\.outcome) == [.nested, .nested, .sealed, .nested, .nested])
+        #expect(decisions.map(\.isNested) == [true, true, false, true, true])
+
+        let builder = CodeResourcesBuilder(rules: rules, rules2: rules, hashTypes: [.sha256])
+        let requests = try builder.requests(for: entries, mainExecutable: nil)
+        #expect(requests.map(\.path) == ["Frameworks/Headers/Kit.h", "Frameworks/Kit.framework", "Frameworks/libswiftCore.dylib", "PlugIns/Share.appex"])
+        let digest = [UInt8](repeating: 7, count: 32)
+        let resources = try builder.build(
+            for: entries, mainExecutable: nil,
+            facts: [
+                // A file under a nested rule that is not code is sealed by its digests.
+                "Frameworks/Headers/Kit.h": .digests([.sha1: Array(digest.prefix(20)), .sha256: digest]),
+                "Frameworks/Kit.framework": .nestedCode(cdhash: Array(digest.prefix(20)), requirement: "identifier Kit"),
+                "Frameworks/libswiftCore.dylib": .nestedCode(
+                    cdhash: Array(digest.prefix(20)), requirement: "cdhash H\"07\"", digests: [.sha1: Array(digest.prefix(20))]),
+                "PlugIns/Share.appex": .nestedCode(cdhash: Array(digest.prefix(20)), requirement: "identifier Share"),
+            ])
+        #expect(resources.files2?.map(\.path) == decisions.map(\.path))
+        #expect(resources.seal(for: "Frameworks/Link.dylib")?.content == .symlink(target: "libswiftCore.dylib"))
+        #expect(resources.seal(for: "Frameworks/Headers/Kit.h")?.content == .file([.sha256: digest]))
+        #expect(resources.seal(for: "PlugIns/Share.appex")?.content == .nestedCode(cdhash: Array(digest.prefix(20)), requirement: "identifier Share"))
+        // files (version 1) holds only regular files, with {hash, optional} for flagged rules.
+        #expect(resources.files?.map(\.path) == ["Frameworks/Headers/Kit.h", "Frameworks/libswiftCore.dylib"])
+        #expect(resources.files?.map(\.optional) == [false, false])
+
+        // What was built reads back the same, and verifies against the same facts.
+        let reread = try CodeResources(bytes: try resources.serialized())
+        #expect(reread == resources)
+        let facts: [String: ResourceFacts] = [
+            "Frameworks/Headers/Kit.h": .digests([.sha256: digest]),
+            "Frameworks/Kit.framework": .nestedCode(cdhash: Array(digest.prefix(20)), requirement: "identifier Kit"),
+            "Frameworks/libswiftCore.dylib": .nestedCode(cdhash: [UInt8](repeating: 8, count: 20), requirement: "x"),
+            "PlugIns/Share.appex": .nestedCode(cdhash: Array(digest.prefix(20)), requirement: "identifier Share"),
+        ]
+        var changed = entries
+        changed[4] = ResourceEntry(path: "Frameworks/Link.dylib", kind: .symlink(target: "elsewhere"))
+        #expect(try reread.discrepancies(for: changed, mainExecutable: nil, facts: facts) == [
+            .symlinkChanged(path: "Frameworks/Link.dylib", sealed: "libswiftCore.dylib", actual: "elsewhere"),
+            .nestedCodeChanged(path: "Frameworks/libswiftCore.dylib"),
+        ])
+    }
+
+    @Test func aDSStoreSymlinkIsRefused() {
+        let entries = [ResourceEntry(path: "x/.DS_Store", kind: .symlink(target: "../Info.plist"))]
+        #expect(throws: CodeSignatureError.self) { try ResourceRuleSet(ResourceRule.iOSRules2).decide(entries, mainExecutable: nil) }
+    }
+
+    @Test(arguments: [
+        ("^(a)\\1$", "a back-reference"), ("^[", "a bracket that never closes"), ("(", "a parenthesis that never closes"),
+        (String(repeating: "a", count: 1025), "a pattern over the length limit"),
+    ])
+    func badPatternsAreRefused(_ pattern: String, _ what: String) {
+        do {
+            _ = try ResourceRuleSet([.seal(pattern)])
+            Issue.record("\(what) was accepted")
+        } catch {
+            #expect(error.code == "CODE_RESOURCES_RULE_INVALID", "\(what)")
+        }
+    }
+
+    /// An escaped backslash before a digit is a literal, not a back-reference.
+    @Test func escapedBackslashBeforeADigitIsALiteral() throws {
+        let rules = try ResourceRuleSet([.seal("^a\\\\1$")])
+        #expect(rules.rule(for: "a\\1") != nil)
+        #expect(rules.rule(for: "a1") == nil)
+    }
+
+    /// Weights as Apple reads them into an `unsigned int`.
+    @Test func weightsAreClamped() {
+        #expect(ResourceRule.rule("x", weight: -5).effectiveWeight == 0)
+        #expect(ResourceRule.rule("x", weight: 1e20).effectiveWeight == UInt32.max)
+        #expect(ResourceRule.rule("x", weight: .nan).effectiveWeight == 0)
+        #expect(ResourceRule.seal("x").effectiveWeight == 1)
+        #expect(ResourceRule("x", .options(.init(weight: .integer(-1)))).effectiveWeight == 0)
+    }
+}
+
+/// CodeResources that are not what signers write are refused with `CODE_RESOURCES_INVALID`.
+@Suite struct HostileCodeResourcesTests {
+    static func plist(_ body: String) -> [UInt8] {
+        Array("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>\(body)</dict></plist>
+            """.utf8)
+    }
+
+    @Test(arguments: [
+        ("<key>files</key><array/>", "files is an array"),
+        ("<key>extra</key><true/>", "an unknown top-level key"),
+        ("<key>files2</key><dict><key>a</key><string>x</string></dict>", "a seal that is a string"),
+        ("<key>files2</key><dict><key>a</key><dict/></dict>", "an empty seal"),
+        ("<key>files2</key><dict><key>a</key><dict><key>hash</key><data>AA==</data><key>symlink</key><string>b</string></dict></dict>", "a seal that is both file and symlink"),
+        ("<key>files2</key><dict><key>a</key><dict><key>hash0</key><data>AA==</data></dict></dict>", "a hash key with a leading zero"),
+        ("<key>files2</key><dict><key>a</key><dict><key>hash2</key><string>x</string></dict></dict>", "a hash that is a string"),
+        ("<key>files2</key><dict><key>a</key><dict><key>cdhash</key><data>AA==</data><key>optional</key><integer>1</integer></dict></dict>", "optional as an integer"),
+        ("<key>rules2</key><dict><key>^</key><string>x</string></dict>", "a rule that is a string"),
+        ("<key>rules2</key><dict><key>^</key><dict><key>weight</key><string>x</string></dict></dict>", "a weight that is a string"),
+        ("<key>rules2</key><dict><key>^</key><dict><key>shiny</key><true/></dict></dict>", "a rule with an unknown key"),
+    ])
+    func malformedSealsAreRefused(_ body: String, _ what: String) {
+        do {
+            _ = try CodeResources(bytes: Self.plist(body))
+            Issue.record("\(what) was accepted")
+        } catch {
+            #expect(error.code == "CODE_RESOURCES_INVALID", "\(what): \(error)")
+        }
+    }
+
+    @Test func notAPropertyList() {
+        #expect(throws: CodeSignatureError.self) { try CodeResources(bytes: Array("{}".utf8)) }
+        #expect(throws: CodeSignatureError.self) { try CodeResources(bytes: Array("<plist version=\"1.0\"><array/></plist>".utf8)) }
+    }
+
+    @Test func verifyingNeedsRules() throws {
+        let resources = try CodeResources(bytes: Self.plist("<key>files2</key><dict/>"))
+        #expect(throws: CodeSignatureError.self) { try resources.verificationRequests(for: []) }
+    }
+}

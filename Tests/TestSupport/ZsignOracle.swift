@@ -1,0 +1,60 @@
+import Foundation
+
+/// zsign (`/work/shared/oracles/zsign`, MIT), an independent C++ re-signer, built once per test
+/// process into `.build/oracles/zsign` and run on generated IPAs. Tests using it skip with
+/// `unavailable` when the source (absent from CI's clone) or the compiler is missing.
+public enum ZsignOracle {
+    public static let sourcePath = "/work/shared/oracles/zsign"
+
+    /// Why zsign cannot be built here, or nil.
+    public static let unavailable: String? = {
+        guard FileManager.default.fileExists(atPath: sourcePath + "/build/linux/Makefile") else {
+            return "zsign's source is not at \(sourcePath) (only the development machine has it)"
+        }
+        for tool in ["g++", "make", "pkg-config", "openssl"] where !Command.exists(tool) {
+            return "\(tool) is not installed; zsign cannot be built"
+        }
+        return nil
+    }()
+
+    /// The built binary, or why it could not be built.
+    private static let built: Result<String, ProfileBuilderError> = {
+        let copy = Fixtures.packageRoot.appendingPathComponent(".build/oracles/zsign").path
+        let binary = copy + "/bin/zsign"
+        if FileManager.default.isExecutableFile(atPath: binary) { return .success(binary) }
+        do {
+            try? FileManager.default.removeItem(atPath: copy)
+            try FileManager.default.createDirectory(
+                atPath: (copy as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            let copied = try Command.run("cp", ["-R", sourcePath, copy])
+            guard copied.status == 0 else { return .failure(ProfileBuilderError(message: "copying zsign failed: \(copied.stderr)")) }
+            _ = try Command.run("chmod", ["-R", "u+w", copy])
+            let make = try Command.run("make", ["-C", copy + "/build/linux", "-j2"])
+            guard make.status == 0, FileManager.default.isExecutableFile(atPath: binary) else {
+                return .failure(ProfileBuilderError(message: "building zsign failed: \(make.stderr.suffix(2000))"))
+            }
+            return .success(binary)
+        } catch {
+            return .failure(ProfileBuilderError(message: "building zsign failed: \(error)"))
+        }
+    }()
+
+    public static func binary() throws -> String {
+        try built.get()
+    }
+
+    /// Signs `input` (an .ipa) into `output` with the identity in `p12` (by default the committed
+    /// test distribution identity, `SigningFixtures`) and `profile`; zsign's output is returned
+    /// when it fails.
+    public static func sign(
+        _ input: String, output: String, p12: String = SigningFixtures.PKCS12.openssl.path,
+        password: String = SigningFixtures.password, profile: String, extraArguments: [String] = []
+    ) throws {
+        let result = try Command.run(
+            try binary(),
+            ["-q", "-k", p12, "-p", password, "-m", profile, "-o", output] + extraArguments + [input])
+        guard result.status == 0, FileManager.default.fileExists(atPath: output) else {
+            throw ProfileBuilderError(message: "zsign failed (\(result.status)): \(result.stdout)\(result.stderr)")
+        }
+    }
+}
