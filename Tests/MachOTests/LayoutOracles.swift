@@ -1,0 +1,315 @@
+import Foundation
+import TestSupport
+
+/// What an independent reader says about a Mach-O file's layout: the fat table, and per slice
+/// the load commands (in order, with sizes), segments and `LC_CODE_SIGNATURE`. Filled from
+/// `llvm-objdump --macho` or from Python's lief, so the same assertions run on both.
+struct LayoutFacts: Equatable {
+    struct FatEntry: Equatable {
+        var offset: UInt64
+        var size: UInt64
+        var alignment: UInt32
+    }
+
+    struct Segment: Equatable {
+        var name: String
+        var vmAddress: UInt64
+        var vmSize: UInt64
+        var fileOffset: UInt64
+        var fileSize: UInt64
+        /// Index of its load command.
+        var command: Int
+    }
+
+    struct Signature: Equatable {
+        var dataOffset: UInt64
+        var dataSize: UInt64
+        var command: Int
+    }
+
+    struct Slice: Equatable {
+        var is64Bit: Bool
+        var commandCount: Int
+        var commandsSize: Int
+        /// `(name, cmdsize)` in order; names as `LC_SEGMENT_64`.
+        var commands: [(name: String, size: Int)]
+        var segments: [Segment]
+        var signature: Signature?
+
+        var headerSize: Int { is64Bit ? 32 : 28 }
+
+        /// Offset of load command `index` in the slice.
+        func offset(ofCommand index: Int) -> Int {
+            headerSize + commands.prefix(index).reduce(0) { $0 + $1.size }
+        }
+
+        var linkedit: Segment? { segments.first { $0.name == "__LINKEDIT" } }
+
+        static func == (lhs: Slice, rhs: Slice) -> Bool {
+            lhs.is64Bit == rhs.is64Bit && lhs.commandCount == rhs.commandCount && lhs.commandsSize == rhs.commandsSize
+                && lhs.commands.map(\.name) == rhs.commands.map(\.name)
+                && lhs.commands.map(\.size) == rhs.commands.map(\.size) && lhs.segments == rhs.segments
+                && lhs.signature == rhs.signature
+        }
+    }
+
+    /// Empty for a thin file.
+    var fat: [FatEntry] = []
+    var slices: [Slice] = []
+}
+
+/// `llvm-objdump --macho --private-headers` and `--universal-headers`, read into `LayoutFacts`.
+enum ObjdumpLayout {
+    static func facts(of bytes: [UInt8]) throws -> LayoutFacts? {
+        guard let headers = try LLVMOracle.objdump(["--macho", "--private-headers", "--arch=all"], bytes: bytes),
+            headers.status == 0, !headers.stderr.contains("truncated or malformed")
+        else { return nil }
+        var facts = LayoutFacts()
+        for part in split(headers.stdout) {
+            guard let slice = slice(part) else { return nil }
+            facts.slices.append(slice)
+        }
+        if bytes.starts(with: [0xCA, 0xFE, 0xBA]) {
+            guard let universal = try LLVMOracle.objdump(["--macho", "--universal-headers"], bytes: bytes),
+                universal.status == 0
+            else { return nil }
+            let offsets = OracleParsing.values(universal.stdout, key: "offset").compactMap { UInt64($0) }
+            let sizes = OracleParsing.values(universal.stdout, key: "size").compactMap { UInt64($0) }
+            let alignments = OracleParsing.values(universal.stdout, key: "align").compactMap {
+                UInt32($0.dropFirst(2).prefix { $0.isNumber })
+            }
+            guard offsets.count == sizes.count, sizes.count == alignments.count else { return nil }
+            facts.fat = zip(zip(offsets, sizes), alignments).map { .init(offset: $0.0, size: $0.1, alignment: $1) }
+        }
+        return facts
+    }
+
+    /// One piece per architecture: the lines after each `FILE:` or `FILE (architecture X):` line.
+    private static func split(_ output: String) -> [String] {
+        var parts: [String] = []
+        for line in output.split(separator: "\n", omittingEmptySubsequences: false) {
+            if !line.hasPrefix(" "), line.hasSuffix(":") {
+                parts.append("")
+            } else if !parts.isEmpty {
+                parts[parts.count - 1] += line + "\n"
+            }
+        }
+        return parts
+    }
+
+    private static func slice(_ text: String) -> LayoutFacts.Slice? {
+        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let headerIndex = lines.firstIndex(where: { $0.hasPrefix("magic cputype") }),
+            headerIndex + 1 < lines.count
+        else { return nil }
+        let header = lines[headerIndex + 1].split(separator: " ", omittingEmptySubsequences: true)
+        guard header.count >= 7, let count = Int(header[5]), let size = Int(header[6]) else { return nil }
+        var slice = LayoutFacts.Slice(
+            is64Bit: header[0] == "MH_MAGIC_64" || header[0] == "MH_CIGAM_64", commandCount: count,
+            commandsSize: size, commands: [], segments: [], signature: nil)
+        for (index, command) in OracleParsing.commands(text).enumerated() {
+            guard let cmdsize = command.fields["cmdsize"].flatMap({ Int($0) }) else { return nil }
+            slice.commands.append((command.name, cmdsize))
+            let fields = command.fields
+            if command.name == "LC_SEGMENT" || command.name == "LC_SEGMENT_64" {
+                guard let name = fields["segname"], let vmAddress = fields["vmaddr"].flatMap(hexValue),
+                    let vmSize = fields["vmsize"].flatMap(hexValue),
+                    let fileOffset = fields["fileoff"].flatMap({ UInt64($0) }),
+                    let fileSize = fields["filesize"].flatMap({ UInt64($0) })
+                else { return nil }
+                slice.segments.append(
+                    .init(
+                        name: name, vmAddress: vmAddress, vmSize: vmSize, fileOffset: fileOffset, fileSize: fileSize,
+                        command: index))
+            } else if command.name == "LC_CODE_SIGNATURE" {
+                guard let offset = fields["dataoff"].flatMap({ UInt64($0) }),
+                    let size = fields["datasize"].flatMap({ UInt64($0) })
+                else { return nil }
+                slice.signature = .init(dataOffset: offset, dataSize: size, command: index)
+            }
+        }
+        return slice
+    }
+
+    private static func hexValue(_ text: String) -> UInt64? {
+        text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : nil
+    }
+}
+
+/// Python's lief (PyPI) as a second independent reader of Mach-O layouts.
+///
+/// Until the shared Python oracle environment is on main, this is one function running one
+/// script with the interpreter `IPAWRAP_ORACLE_PYTHON` names, else `.build/oracle-venv/bin/python3`
+/// (with `lief` installed); tests skip with `unavailable` when neither imports lief.
+enum LiefLayout {
+    static let interpreter: String =
+        ProcessInfo.processInfo.environment["IPAWRAP_ORACLE_PYTHON"]
+        ?? Fixtures.packageRoot.appendingPathComponent(".build/oracle-venv/bin/python3").path
+
+    static let unavailable: String? = {
+        guard FileManager.default.isExecutableFile(atPath: interpreter),
+            let probe = try? Command.run(interpreter, ["-c", "import lief"]), probe.status == 0
+        else {
+            return "Python's lief is not installed at \(interpreter) (pip install lief into .build/oracle-venv)"
+        }
+        return nil
+    }()
+
+    /// Reads the fat table with `struct` (lief does not expose the alignments) and every slice
+    /// with lief; prints one JSON object.
+    static let script = #"""
+        import json, struct, sys
+        import lief
+        lief.logging.disable()
+        path = sys.argv[1]
+        data = open(path, "rb").read()
+        fat = []
+        magic = struct.unpack(">I", data[:4])[0]
+        if magic in (0xCAFEBABE, 0xCAFEBABF):
+            count = struct.unpack(">I", data[4:8])[0]
+            for i in range(count):
+                if magic == 0xCAFEBABE:
+                    _, _, offset, size, align = struct.unpack(">iiIII", data[8 + 20 * i:28 + 20 * i])
+                else:
+                    _, _, offset, size, align, _ = struct.unpack(">iiQQII", data[8 + 32 * i:40 + 32 * i])
+                fat.append({"offset": offset, "size": size, "alignment": align})
+        parsed = lief.MachO.parse(path)
+        if parsed is None:
+            sys.exit("lief could not parse " + path)
+        slices = []
+        for binary in parsed:
+            commands = list(binary.commands)
+            index = {command.command_offset: i for i, command in enumerate(commands)}
+            segments = [{"name": s.name, "vmAddress": s.virtual_address, "vmSize": s.virtual_size,
+                         "fileOffset": s.file_offset, "fileSize": s.file_size, "command": index[s.command_offset]}
+                        for s in binary.segments]
+            signature = None
+            if binary.has_code_signature:
+                cs = binary.code_signature
+                signature = {"dataOffset": cs.data_offset, "dataSize": cs.data_size, "command": index[cs.command_offset]}
+            header = binary.header
+            slices.append({
+                "is64Bit": header.magic in (lief.MachO.MACHO_TYPES.MAGIC_64, lief.MachO.MACHO_TYPES.CIGAM_64),
+                "commandCount": header.nb_cmds, "commandsSize": header.sizeof_cmds,
+                "commands": [{"name": "LC_" + str(c.command).split(".")[-1], "size": c.size} for c in commands],
+                "segments": segments, "signature": signature})
+        print(json.dumps({"fat": fat, "slices": slices}))
+        """#
+
+    private struct Output: Decodable {
+        struct Command: Decodable {
+            var name: String
+            var size: Int
+        }
+
+        struct Segment: Decodable {
+            var name: String
+            var vmAddress: UInt64
+            var vmSize: UInt64
+            var fileOffset: UInt64
+            var fileSize: UInt64
+            var command: Int
+        }
+
+        struct Signature: Decodable {
+            var dataOffset: UInt64
+            var dataSize: UInt64
+            var command: Int
+        }
+
+        struct Slice: Decodable {
+            var is64Bit: Bool
+            var commandCount: Int
+            var commandsSize: Int
+            var commands: [Command]
+            var segments: [Segment]
+            var signature: Signature?
+        }
+
+        struct FatEntry: Decodable {
+            var offset: UInt64
+            var size: UInt64
+            var alignment: UInt32
+        }
+
+        var fat: [FatEntry]
+        var slices: [Slice]
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The facts lief reads from `bytes`.
+    static func facts(of bytes: [UInt8]) throws -> LayoutFacts {
+        let scratch = try ScratchDirectory("lief")
+        let path = try scratch.write("input.macho", bytes)
+        let result = try Command.run(interpreter, ["-c", script, path])
+        guard result.status == 0 else { throw Failure(description: "lief failed: \(result.stderr)") }
+        let output = try JSONDecoder().decode(Output.self, from: Data(result.stdout.utf8))
+        return LayoutFacts(
+            fat: output.fat.map { .init(offset: $0.offset, size: $0.size, alignment: $0.alignment) },
+            slices: output.slices.map { slice in
+                LayoutFacts.Slice(
+                    is64Bit: slice.is64Bit, commandCount: slice.commandCount, commandsSize: slice.commandsSize,
+                    commands: slice.commands.map { ($0.name, $0.size) },
+                    segments: slice.segments.map {
+                        .init(
+                            name: $0.name, vmAddress: $0.vmAddress, vmSize: $0.vmSize, fileOffset: $0.fileOffset,
+                            fileSize: $0.fileSize, command: $0.command)
+                    },
+                    signature: slice.signature.map {
+                        .init(dataOffset: $0.dataOffset, dataSize: $0.dataSize, command: $0.command)
+                    })
+            })
+    }
+}
+
+/// zsign (`/work/shared/oracles/zsign`, MIT), built once per test run into
+/// `.build/oracles/zsign` and used to sign single Mach-O files ad hoc, in place. Absent from CI's
+/// clone: tests skip with `unavailable`.
+enum ZsignLayout {
+    static let sourcePath = "/work/shared/oracles/zsign"
+
+    static let unavailable: String? = {
+        guard FileManager.default.fileExists(atPath: sourcePath + "/build/linux/Makefile") else {
+            return "zsign's source is not at \(sourcePath) (only the development machine has /work/shared)"
+        }
+        for tool in ["g++", "make", "pkg-config"] where !Command.exists(tool) {
+            return "\(tool) is not installed, so zsign cannot be built"
+        }
+        return nil
+    }()
+
+    private static let built: Result<String, LiefLayout.Failure> = {
+        let copy = Fixtures.packageRoot.appendingPathComponent(".build/oracles/zsign").path
+        let binary = copy + "/bin/zsign"
+        if FileManager.default.isExecutableFile(atPath: binary) { return .success(binary) }
+        do {
+            try? FileManager.default.removeItem(atPath: copy)
+            try FileManager.default.createDirectory(
+                atPath: (copy as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            let copied = try Command.run("cp", ["-R", sourcePath, copy])
+            guard copied.status == 0 else { return .failure(.init(description: "copying zsign failed: \(copied.stderr)")) }
+            _ = try Command.run("chmod", ["-R", "u+w", copy])
+            let make = try Command.run("make", ["-C", copy + "/build/linux", "-j2"])
+            guard make.status == 0, FileManager.default.isExecutableFile(atPath: binary) else {
+                return .failure(.init(description: "building zsign failed: \(make.stderr.suffix(2000))"))
+            }
+            return .success(binary)
+        } catch {
+            return .failure(.init(description: "building zsign failed: \(error)"))
+        }
+    }()
+
+    /// Signs a copy of `bytes` ad hoc with zsign; the signed bytes, or nil when zsign refused
+    /// (with its output).
+    static func signAdHoc(_ bytes: [UInt8]) throws -> (signed: [UInt8]?, output: String) {
+        let scratch = try ScratchDirectory("zsign")
+        let path = try scratch.write("binary", bytes)
+        let result = try Command.run(try built.get(), ["-a", path])
+        let output = result.stdout + result.stderr
+        guard result.status == 0 else { return (nil, output) }
+        return (try Fixtures.bytesAt(path), output)
+    }
+}
