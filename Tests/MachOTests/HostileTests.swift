@@ -36,13 +36,44 @@ import Testing
         }
     }
 
-    /// `IPAWRAP_WRITE_FIXTURES=1 swift test --filter HostileTests/writeFixtures` rewrites them.
+    /// `IPAWRAP_WRITE_FIXTURES=1 swift test --filter HostileTests/writeFixtures` rewrites them
+    /// and the unsignable ones.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["IPAWRAP_WRITE_FIXTURES"] == "1"))
     func writeFixtures() throws {
-        let directory = Fixtures.url("macho/hostile")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        for hostile in HostileCases.all {
-            try Data(hostile.bytes()).write(to: directory.appendingPathComponent(hostile.fileName))
+        for (folder, cases) in [("macho/hostile", HostileCases.all), ("macho/unsignable", HostileCases.unsignable)] {
+            let directory = Fixtures.url(folder)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            for hostile in cases {
+                try Data(hostile.bytes()).write(to: directory.appendingPathComponent(hostile.fileName))
+            }
+        }
+    }
+
+    /// Planning a signature for an unsignable file gives its named error, one line naming the
+    /// slice; its headers read cleanly.
+    @Test(arguments: HostileCases.unsignable)
+    func unsignableGivesItsNamedError(_ hostile: HostileCase) throws {
+        let file = try MachOFile(bytes: hostile.bytes())
+        let sizes = Array(repeating: HostileCases.unsignableSignatureSize, count: file.slices.count)
+        do {
+            _ = try SigningLayout(file: file, signatureSizes: sizes)
+            Issue.record("\(hostile.fileName) was planned without an error")
+        } catch {
+            #expect(error.code == hostile.code, "\(error)")
+            #expect(error.category == .invalidInput)
+            #expect(error.slice == file.slices.first?.architecture.name)
+            #expect(error.description.hasPrefix("\(file.slices[0].architecture.name) slice: "))
+            #expect(!error.description.contains("\n"))
+        }
+    }
+
+    /// The committed `Tests/Fixtures/macho/unsignable` files are exactly that catalogue.
+    @Test(.disabled(if: ProcessInfo.processInfo.environment["IPAWRAP_WRITE_FIXTURES"] == "1", "being rewritten"))
+    func committedUnsignableFixturesMatchTheCatalogue() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.path("macho/unsignable"))
+        #expect(Set(names) == Set(HostileCases.unsignable.map(\.fileName)), "regenerate with IPAWRAP_WRITE_FIXTURES=1")
+        for hostile in HostileCases.unsignable {
+            #expect(try Fixtures.bytes("macho/unsignable/\(hostile.fileName)") == hostile.bytes(), "\(hostile.fileName)")
         }
     }
 

@@ -98,7 +98,7 @@ extension MachOSlice {
                 throw refuse(
                     .linkedit,
                     "__LINKEDIT is not the last segment: \(other.name) (file offset \(other.fileOffset), "
-                        + "address 0x\(hex(other.vmAddress))) ends after it starts, so it could not grow")
+                        + "address 0x\(hex(other.vmAddress))) ends after __LINKEDIT starts, so __LINKEDIT cannot grow")
             }
         }
         guard linkeditEnd == size else {
