@@ -91,6 +91,16 @@ enum HostileCases {
         HostileCase(code: "MACHO_NO_ROOM_FOR_SIGNATURE", name: "no-signature-no-headerpad") {
             with { $0.codeSignature = nil }
         },
+        HostileCase(code: "MACHO_LOAD_COMMANDS", name: "no-signature-commands-short-of-sizeofcmds") {
+            // ncmds one short: the last command's 16 bytes are left over inside sizeofcmds.
+            var builder = base()
+            builder.codeSignature = nil
+            builder.headerPadding = 64
+            builder.extraCommands = [.init(command: 0x1B, payload: Array(repeating: 0xAB, count: 16))]
+            return patched(builder) { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: UInt32(layout.commands.count - 1), at: 16, .little)
+            }
+        },
         HostileCase(code: "MACHO_LINKEDIT", name: "no-linkedit-segment") {
             patched { bytes, layout in bytes[linkeditCommand(layout) + 8 + 9] = UInt8(ascii: "Z") }
         },

@@ -47,6 +47,25 @@ import Testing
                 try Data(hostile.bytes()).write(to: directory.appendingPathComponent(hostile.fileName))
             }
         }
+        let signable = Fixtures.url("macho/signable")
+        try FileManager.default.createDirectory(at: signable, withIntermediateDirectories: true)
+        for seed in Signable.seeds {
+            try Data(seed.bytes()).write(to: signable.appendingPathComponent(seed.name + ".macho"))
+        }
+    }
+
+    /// The committed `Tests/Fixtures/macho/signable` seeds are what `Signable.seeds` writes, and
+    /// each can be planned.
+    @Test(.disabled(if: ProcessInfo.processInfo.environment["IPAWRAP_WRITE_FIXTURES"] == "1", "being rewritten"))
+    func committedSignableSeedsMatch() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.path("macho/signable"))
+        #expect(Set(names) == Set(Signable.seeds.map { $0.name + ".macho" }), "regenerate with IPAWRAP_WRITE_FIXTURES=1")
+        for seed in Signable.seeds {
+            let bytes = seed.bytes()
+            #expect(try Fixtures.bytes("macho/signable/\(seed.name).macho") == bytes, "\(seed.name)")
+            let file = try MachOFile(bytes: bytes)
+            _ = try SigningLayout(file: file, signatureSizes: Array(repeating: 4000, count: file.slices.count))
+        }
     }
 
     /// Planning a signature for an unsignable file gives its named error, one line naming the
@@ -64,6 +83,25 @@ import Testing
             #expect(error.slice == file.slices.first?.architecture.name)
             #expect(error.description.hasPrefix("\(file.slices[0].architecture.name) slice: "))
             #expect(!error.description.contains("\n"))
+        }
+    }
+
+    /// Inputs `fuzz-macho` once failed on (`Tests/Fixtures/macho/fuzz-regressions/CODE--what`):
+    /// planning gives the named error; a plan for other sizes would have to re-read as planned.
+    @Test func fuzzRegressionsAreRefusedByName() throws {
+        let folder = "macho/fuzz-regressions"
+        let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.path(folder)).sorted()
+        #expect(!names.isEmpty)
+        for name in names {
+            let file = try MachOFile(bytes: try Fixtures.bytes("\(folder)/\(name)"))
+            for size in [1, 4104] {
+                do {
+                    _ = try SigningLayout(file: file, signatureSizes: Array(repeating: size, count: file.slices.count))
+                    Issue.record("\(name) was planned with \(size) bytes")
+                } catch {
+                    #expect(error.code == String(name.prefix { $0 != "-" }), "\(name): \(error)")
+                }
+            }
         }
     }
 

@@ -84,6 +84,32 @@ enum Signable {
     static func fat(_ slices: [MachOBuilder], fat64: Bool = false, alignment: UInt32 = 14) -> [UInt8] {
         MachOBuilder.fat(slices.map { MachOBuilder.FatSlice($0, alignment: alignment) }, fat64: fat64)
     }
+
+    /// Small files of every kind a signature can be planned for, tightly laid out (16-byte
+    /// segment alignment): committed under `Tests/Fixtures/macho/signable/NAME.macho` as
+    /// `fuzz-macho` seeds.
+    static let seeds: [(name: String, bytes: @Sendable () -> [UInt8])] = [
+        ("arm64-signed", { builder(.arm64, segmentAlignment: 16).build() }),
+        ("arm64-unsigned-headerpad", { builder(.arm64, signed: false, headerPadding: 16, segmentAlignment: 16).build() }),
+        ("armv7-signed-reserved", { builder(.armv7, reserved: 2048, segmentAlignment: 16).build() }),
+        ("ppc-dylib-unsigned", { builder(.ppc, signed: false, segmentAlignment: 16, dylib: true).build() }),
+        (
+            "fat-armv7-arm64",
+            {
+                fat(
+                    [builder(.armv7, segmentAlignment: 16), builder(.arm64, signed: false, segmentAlignment: 16)],
+                    alignment: 4)
+            }
+        ),
+        (
+            "fat64-arm64-ppc64",
+            {
+                fat(
+                    [builder(.arm64, segmentAlignment: 16), builder(.ppc64, signed: false, segmentAlignment: 16)],
+                    fat64: true, alignment: 5)
+            }
+        ),
+    ]
 }
 
 /// Checks a signed copy against what an independent reader (`oracle`) says about its input and

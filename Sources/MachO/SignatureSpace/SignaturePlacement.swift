@@ -61,7 +61,9 @@ extension MachOSlice {
     /// slice (`MACHO_ENCRYPTED`); a `__LINKEDIT` that is missing, not the last segment, not the
     /// end of the slice, or an `LC_CODE_SIGNATURE` outside it or not at its end
     /// (`MACHO_LINKEDIT`); no `LC_CODE_SIGNATURE` and no room to add one
-    /// (`MACHO_NO_ROOM_FOR_SIGNATURE`); a signature offset past 32 bits (`MACHO_TOO_LARGE`).
+    /// (`MACHO_NO_ROOM_FOR_SIGNATURE`), or load commands that do not fill `sizeofcmds`, so one
+    /// cannot be added after them (`MACHO_LOAD_COMMANDS`); a signature offset past 32 bits
+    /// (`MACHO_TOO_LARGE`).
     /// Every error names the slice.
     public func signaturePlacement() throws(MachOError) -> SignaturePlacement {
         let name = architecture.name
@@ -139,6 +141,14 @@ extension MachOSlice {
             contentEnd = start
             if start % SignaturePlacement.alignment == 0 { reusableSpace = range.size }
         } else {
+            // The command goes right after the others, where sizeofcmds ends: they must fill it.
+            let used = loadCommands.reduce(0) { $0 + $1.size }
+            guard used == Int(header.commandsSize) else {
+                throw refuse(
+                    .loadCommands,
+                    "the \(loadCommands.count) load commands take \(used) bytes but sizeofcmds is \(header.commandsSize), "
+                        + "so LC_CODE_SIGNATURE cannot be added after them")
+            }
             let firstContent = firstContentOffset()
             guard editedCommandsEnd <= firstContent else {
                 let room = firstContent > commandsEnd ? firstContent - commandsEnd : 0
