@@ -3,15 +3,22 @@ import TestSupport
 
 /// What an independent reader says about a Mach-O file's layout: the fat table, and per slice
 /// the load commands (in order, with sizes), segments and `LC_CODE_SIGNATURE`. Filled from
-/// `llvm-objdump --macho` or from Python's lief, so the same assertions run on both.
-struct LayoutFacts: Equatable {
-    struct FatEntry: Equatable {
+/// `llvm-objdump --macho` or decoded from the JSON the lief script prints, so the same
+/// assertions run on both.
+struct LayoutFacts: Equatable, Decodable {
+    struct FatEntry: Equatable, Decodable {
         var offset: UInt64
         var size: UInt64
         var alignment: UInt32
     }
 
-    struct Segment: Equatable {
+    struct Command: Equatable, Decodable {
+        /// As `LC_SEGMENT_64`.
+        var name: String
+        var size: Int
+    }
+
+    struct Segment: Equatable, Decodable {
         var name: String
         var vmAddress: UInt64
         var vmSize: UInt64
@@ -21,18 +28,17 @@ struct LayoutFacts: Equatable {
         var command: Int
     }
 
-    struct Signature: Equatable {
+    struct Signature: Equatable, Decodable {
         var dataOffset: UInt64
         var dataSize: UInt64
         var command: Int
     }
 
-    struct Slice: Equatable {
+    struct Slice: Equatable, Decodable {
         var is64Bit: Bool
         var commandCount: Int
         var commandsSize: Int
-        /// `(name, cmdsize)` in order; names as `LC_SEGMENT_64`.
-        var commands: [(name: String, size: Int)]
+        var commands: [Command]
         var segments: [Segment]
         var signature: Signature?
 
@@ -44,13 +50,6 @@ struct LayoutFacts: Equatable {
         }
 
         var linkedit: Segment? { segments.first { $0.name == "__LINKEDIT" } }
-
-        static func == (lhs: Slice, rhs: Slice) -> Bool {
-            lhs.is64Bit == rhs.is64Bit && lhs.commandCount == rhs.commandCount && lhs.commandsSize == rhs.commandsSize
-                && lhs.commands.map(\.name) == rhs.commands.map(\.name)
-                && lhs.commands.map(\.size) == rhs.commands.map(\.size) && lhs.segments == rhs.segments
-                && lhs.signature == rhs.signature
-        }
     }
 
     /// Empty for a thin file.
@@ -109,7 +108,7 @@ enum ObjdumpLayout {
             commandsSize: size, commands: [], segments: [], signature: nil)
         for (index, command) in OracleParsing.commands(text).enumerated() {
             guard let cmdsize = command.fields["cmdsize"].flatMap({ Int($0) }) else { return nil }
-            slice.commands.append((command.name, cmdsize))
+            slice.commands.append(.init(name: command.name, size: cmdsize))
             let fields = command.fields
             if command.name == "LC_SEGMENT" || command.name == "LC_SEGMENT_64" {
                 guard let name = fields["segname"], let vmAddress = fields["vmaddr"].flatMap(hexValue),
@@ -136,25 +135,9 @@ enum ObjdumpLayout {
     }
 }
 
-/// Python's lief (PyPI) as a second independent reader of Mach-O layouts.
-///
-/// Until the shared Python oracle environment is on main, this is one function running one
-/// script with the interpreter `IPAWRAP_ORACLE_PYTHON` names, else `.build/oracle-venv/bin/python3`
-/// (with `lief` installed); tests skip with `unavailable` when neither imports lief.
+/// Python's lief (PyPI, pinned in Scripts/lib/setup.sh) as a second independent reader of
+/// Mach-O layouts, run through `PythonOracle`.
 enum LiefLayout {
-    static let interpreter: String =
-        ProcessInfo.processInfo.environment["IPAWRAP_ORACLE_PYTHON"]
-        ?? Fixtures.packageRoot.appendingPathComponent(".build/oracle-venv/bin/python3").path
-
-    static let unavailable: String? = {
-        guard FileManager.default.isExecutableFile(atPath: interpreter),
-            let probe = try? Command.run(interpreter, ["-c", "import lief"]), probe.status == 0
-        else {
-            return "Python's lief is not installed at \(interpreter) (pip install lief into .build/oracle-venv)"
-        }
-        return nil
-    }()
-
     /// Reads the fat table with `struct` (lief does not expose the alignments) and every slice
     /// with lief; prints one JSON object.
     static let script = #"""
@@ -196,72 +179,12 @@ enum LiefLayout {
         print(json.dumps({"fat": fat, "slices": slices}))
         """#
 
-    private struct Output: Decodable {
-        struct Command: Decodable {
-            var name: String
-            var size: Int
-        }
-
-        struct Segment: Decodable {
-            var name: String
-            var vmAddress: UInt64
-            var vmSize: UInt64
-            var fileOffset: UInt64
-            var fileSize: UInt64
-            var command: Int
-        }
-
-        struct Signature: Decodable {
-            var dataOffset: UInt64
-            var dataSize: UInt64
-            var command: Int
-        }
-
-        struct Slice: Decodable {
-            var is64Bit: Bool
-            var commandCount: Int
-            var commandsSize: Int
-            var commands: [Command]
-            var segments: [Segment]
-            var signature: Signature?
-        }
-
-        struct FatEntry: Decodable {
-            var offset: UInt64
-            var size: UInt64
-            var alignment: UInt32
-        }
-
-        var fat: [FatEntry]
-        var slices: [Slice]
-    }
-
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
     /// The facts lief reads from `bytes`.
     static func facts(of bytes: [UInt8]) throws -> LayoutFacts {
         let scratch = try ScratchDirectory("lief")
         let path = try scratch.write("input.macho", bytes)
-        let result = try Command.run(interpreter, ["-c", script, path])
-        guard result.status == 0 else { throw Failure(description: "lief failed: \(result.stderr)") }
-        let output = try JSONDecoder().decode(Output.self, from: Data(result.stdout.utf8))
-        return LayoutFacts(
-            fat: output.fat.map { .init(offset: $0.offset, size: $0.size, alignment: $0.alignment) },
-            slices: output.slices.map { slice in
-                LayoutFacts.Slice(
-                    is64Bit: slice.is64Bit, commandCount: slice.commandCount, commandsSize: slice.commandsSize,
-                    commands: slice.commands.map { ($0.name, $0.size) },
-                    segments: slice.segments.map {
-                        .init(
-                            name: $0.name, vmAddress: $0.vmAddress, vmSize: $0.vmSize, fileOffset: $0.fileOffset,
-                            fileSize: $0.fileSize, command: $0.command)
-                    },
-                    signature: slice.signature.map {
-                        .init(dataOffset: $0.dataOffset, dataSize: $0.dataSize, command: $0.command)
-                    })
-            })
+        let output = try PythonOracle.run(script, arguments: [path], packages: ["lief"])
+        return try JSONDecoder().decode(LayoutFacts.self, from: Data(output.utf8))
     }
 }
 
@@ -281,7 +204,11 @@ enum ZsignLayout {
         return nil
     }()
 
-    private static let built: Result<String, LiefLayout.Failure> = {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private static let built: Result<String, Failure> = {
         let copy = Fixtures.packageRoot.appendingPathComponent(".build/oracles/zsign").path
         let binary = copy + "/bin/zsign"
         if FileManager.default.isExecutableFile(atPath: binary) { return .success(binary) }
