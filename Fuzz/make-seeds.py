@@ -273,6 +273,9 @@ def bundle_seeds():
 def fixture_seeds():
     folder = reset("fuzz-macho")
     copy_tree(folder, "macho/hostile", "hostile-", 65536)
+    # Files a signature can be planned for, and files planning refuses (the harness plans both).
+    copy_tree(folder, "macho/signable", "signable-", 65536)
+    copy_tree(folder, "macho/unsignable", "unsignable-", 65536)
 
     folder = reset("fuzz-lzfse")
     copy_tree(folder, "lzfse", "", 8192, (".lzfse", ".lzvn"))

@@ -29,6 +29,21 @@ public struct MachOError: CodedError, Equatable {
         case symbolTable = "MACHO_SYMBOL_TABLE"
         /// A section's file range lies outside the slice.
         case section = "MACHO_SECTION"
+
+        // Why a slice cannot be given a new embedded signature (see `SigningLayout`).
+
+        /// The slice has no `LC_CODE_SIGNATURE` and the gap between its load commands and its
+        /// first section is too small to add one: it must be relinked with a larger `-headerpad`.
+        case noRoomForSignature = "MACHO_NO_ROOM_FOR_SIGNATURE"
+        /// The slice is FairPlay-encrypted (`cryptid` non-zero), as App Store downloads are.
+        case encrypted = "MACHO_ENCRYPTED"
+        /// `__LINKEDIT` does not allow the signature at its end: missing or twice, not the last
+        /// segment, not ending the slice, or an `LC_CODE_SIGNATURE` outside it or not at its end.
+        case linkedit = "MACHO_LINKEDIT"
+        /// The grown slice or file would need an offset or size its 32-bit fields cannot hold.
+        case tooLarge = "MACHO_TOO_LARGE"
+        /// A signature size that cannot be reserved, or a signature larger than its reservation.
+        case signatureSpace = "MACHO_SIGNATURE_SPACE"
     }
 
     public let reason: Reason

@@ -39,6 +39,9 @@ public struct MachOSlice: Sendable {
     public let dynamicLinker: String?
     /// `LC_MAIN` entry point offset from the start of `__TEXT`.
     public let entryPointOffset: UInt64?
+    /// The header and load commands as read, `[0, header.size + sizeofcmds)` of the slice: what
+    /// a signing layout edits.
+    let headerAndCommandBytes: [UInt8]
 
     public var architecture: MachOArchitecture { header.architecture }
     public var fileType: MachOFileType { header.fileType }
@@ -115,6 +118,7 @@ public struct MachOSlice: Sendable {
             dynamicSymbolTable = parser.dynamicSymbolTable
             dynamicLinker = parser.dynamicLinker
             entryPointOffset = parser.entryPointOffset
+            headerAndCommandBytes = Array(bytes.prefix(header.size + Int(header.commandsSize)))
         } catch {
             throw error.inSlice(header.architecture.name)
         }

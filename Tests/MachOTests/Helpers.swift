@@ -8,6 +8,7 @@ struct CountingSource: ByteSource {
     var base: InMemoryByteSource
     private(set) var bytesRead = 0
     private(set) var reads = 0
+    private(set) var largestRead = 0
 
     init(_ bytes: [UInt8]) {
         base = InMemoryByteSource(bytes)
@@ -19,6 +20,7 @@ struct CountingSource: ByteSource {
         let bytes = try base.read(offset: offset, count: count)
         bytesRead += count
         reads += 1
+        largestRead = max(largestRead, count)
         return bytes
     }
 }

@@ -98,6 +98,90 @@ enum HostileCases {
         return builder
     }
 
+    /// Offset of the `__LINKEDIT` segment command of `base()` (after `__PAGEZERO` and `__TEXT`).
+    static func linkeditCommand(_ layout: MachOBuilder.Layout) -> Int {
+        layout.commands.filter { $0.command == 0x19 || $0.command == 0x1 }[2].offset
+    }
+
+    /// A raw `LC_SEGMENT_64` payload (after `cmd` and `cmdsize`) without sections.
+    static func segment64(
+        _ name: String, vmAddress: UInt64, vmSize: UInt64, fileOffset: UInt64 = 0, fileSize: UInt64 = 0
+    ) -> MachOBuilder.RawCommand {
+        var payload = Array(name.utf8.prefix(16)) + Array(repeating: 0, count: 16 - min(16, name.utf8.count))
+        for value in [vmAddress, vmSize, fileOffset, fileSize] {
+            payload += (0..<8).map { UInt8(truncatingIfNeeded: value >> UInt64($0 * 8)) }
+        }
+        payload += [1, 0, 0, 0, 1, 0, 0, 0] + Array(repeating: 0, count: 8)  // protections, nsects, flags
+        return MachOBuilder.RawCommand(command: 0x19, payload: payload)
+    }
+
+    /// What `SigningLayout` is asked to reserve per slice in the `unsignable` cases: enough to
+    /// grow every one of them.
+    static let unsignableSignatureSize = 64 << 10
+
+    /// Files whose headers read cleanly but that cannot be given a new signature, each named for
+    /// the code `SigningLayout` gives. The same list writes
+    /// `Tests/Fixtures/macho/unsignable/CODE--name.macho`, which also seed `fuzz-macho`.
+    static let unsignable: [HostileCase] = [
+        HostileCase(code: "MACHO_ENCRYPTED", name: "cryptid-1") { with { $0.encryption = .init(cryptID: 1) } },
+        HostileCase(code: "MACHO_NO_ROOM_FOR_SIGNATURE", name: "no-signature-no-headerpad") {
+            with { $0.codeSignature = nil }
+        },
+        HostileCase(code: "MACHO_LOAD_COMMANDS", name: "no-signature-commands-short-of-sizeofcmds") {
+            // ncmds one short: the last command's 16 bytes are left over inside sizeofcmds.
+            var builder = base()
+            builder.codeSignature = nil
+            builder.headerPadding = 64
+            builder.extraCommands = [.init(command: 0x1B, payload: Array(repeating: 0xAB, count: 16))]
+            return patched(builder) { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: UInt32(layout.commands.count - 1), at: 16, .little)
+            }
+        },
+        HostileCase(code: "MACHO_LINKEDIT", name: "no-linkedit-segment") {
+            patched { bytes, layout in bytes[linkeditCommand(layout) + 8 + 9] = UInt8(ascii: "Z") }
+        },
+        HostileCase(code: "MACHO_LINKEDIT", name: "two-linkedit-segments") {
+            patched { bytes, layout in
+                let text = layout.commands[1].offset + 8
+                bytes.replaceSubrange(text..<(text + 16), with: Array("__LINKEDIT".utf8) + Array(repeating: 0, count: 6))
+            }
+        },
+        HostileCase(code: "MACHO_LINKEDIT", name: "segment-after-linkedit-in-memory") {
+            with { $0.extraCommands = [segment64("__EXTRA", vmAddress: 0x2_0000_0000, vmSize: 0x4000)] }
+        },
+        HostileCase(code: "MACHO_LINKEDIT", name: "segment-inside-linkedit-in-file") {
+            var builder = base()
+            builder.extraCommands = [segment64("__EXTRA", vmAddress: 0, vmSize: 0)]
+            return patched(builder) { bytes, layout in
+                let extra = layout.commands.filter { $0.command == 0x19 }.last?.offset ?? 0
+                MachOBuilder.patch(&bytes, uint64: UInt64(layout.linkeditOffset + 8), at: extra + 40, .little)
+                MachOBuilder.patch(&bytes, uint64: 8, at: extra + 48, .little)
+            }
+        },
+        HostileCase(code: "MACHO_LINKEDIT", name: "bytes-after-linkedit") { base().build() + Array(repeating: 0, count: 32) },
+        HostileCase(code: "MACHO_LINKEDIT", name: "signature-before-linkedit") {
+            patched { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: UInt32(layout.textOffset), at: (layout.offset(of: 0x1D) ?? 0) + 8, .little)
+            }
+        },
+        HostileCase(code: "MACHO_LINKEDIT", name: "data-after-signature") {
+            var builder = base()
+            builder.codeSignature?.reservedSize = 4096
+            return patched(builder) { bytes, layout in
+                let size = UInt32(layout.codeSignatureSize - 16)
+                MachOBuilder.patch(&bytes, uint32: size, at: (layout.offset(of: 0x1D) ?? 0) + 12, .little)
+            }
+        },
+        HostileCase(code: "MACHO_TOO_LARGE", name: "armv7-linkedit-ending-at-4-gib") {
+            patched(armv7()) { bytes, layout in
+                MachOBuilder.patch(&bytes, uint32: 0xFFFF_C000, at: linkeditCommand(layout) + 24, .little)
+            }
+        },
+        HostileCase(code: "MACHO_FAT_HEADER", name: "fat-alignment-2-to-the-16") {
+            MachOBuilder.fat([MachOBuilder.FatSlice(base(), alignment: 16)])
+        },
+    ]
+
     static let all: [HostileCase] = [
         // Not Mach-O at all, or cut short.
         HostileCase(code: "MACHO_BAD_MAGIC", name: "elf-header") {

@@ -37,13 +37,82 @@ import Testing
         }
     }
 
-    /// `IPAWRAP_WRITE_FIXTURES=1 swift test --filter HostileTests/writeFixtures` rewrites them.
+    /// `IPAWRAP_WRITE_FIXTURES=1 swift test --filter HostileTests/writeFixtures` rewrites them
+    /// and the unsignable ones.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["IPAWRAP_WRITE_FIXTURES"] == "1"))
     func writeFixtures() throws {
-        let directory = Fixtures.url("macho/hostile")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        for hostile in HostileCases.all {
-            try Data(hostile.bytes()).write(to: directory.appendingPathComponent(hostile.fileName))
+        for (folder, cases) in [("macho/hostile", HostileCases.all), ("macho/unsignable", HostileCases.unsignable)] {
+            let directory = Fixtures.url(folder)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            for hostile in cases {
+                try Data(hostile.bytes()).write(to: directory.appendingPathComponent(hostile.fileName))
+            }
+        }
+        let signable = Fixtures.url("macho/signable")
+        try FileManager.default.createDirectory(at: signable, withIntermediateDirectories: true)
+        for seed in Signable.seeds {
+            try Data(seed.bytes()).write(to: signable.appendingPathComponent(seed.name + ".macho"))
+        }
+    }
+
+    /// The committed `Tests/Fixtures/macho/signable` seeds are what `Signable.seeds` writes, and
+    /// each can be planned.
+    @Test(.disabled(if: ProcessInfo.processInfo.environment["IPAWRAP_WRITE_FIXTURES"] == "1", "being rewritten"))
+    func committedSignableSeedsMatch() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.path("macho/signable"))
+        #expect(Set(names) == Set(Signable.seeds.map { $0.name + ".macho" }), "regenerate with IPAWRAP_WRITE_FIXTURES=1")
+        for seed in Signable.seeds {
+            let bytes = seed.bytes()
+            #expect(try Fixtures.bytes("macho/signable/\(seed.name).macho") == bytes, "\(seed.name)")
+            let file = try MachOFile(bytes: bytes)
+            _ = try SigningLayout(file: file, signatureSizes: Array(repeating: 4000, count: file.slices.count))
+        }
+    }
+
+    /// Planning a signature for an unsignable file gives its named error, one line naming the
+    /// slice; its headers read cleanly.
+    @Test(arguments: HostileCases.unsignable)
+    func unsignableGivesItsNamedError(_ hostile: HostileCase) throws {
+        let file = try MachOFile(bytes: hostile.bytes())
+        let sizes = Array(repeating: HostileCases.unsignableSignatureSize, count: file.slices.count)
+        do {
+            _ = try SigningLayout(file: file, signatureSizes: sizes)
+            Issue.record("\(hostile.fileName) was planned without an error")
+        } catch {
+            #expect(error.code == hostile.code, "\(error)")
+            #expect(error.category == .invalidInput)
+            #expect(error.slice == file.slices.first?.architecture.name)
+            #expect(error.description.hasPrefix("\(file.slices[0].architecture.name) slice: "))
+            #expect(!error.description.contains("\n"))
+        }
+    }
+
+    /// Inputs `fuzz-macho` once failed on (`Tests/Fixtures/macho/fuzz-regressions/CODE--what`):
+    /// planning gives the named error; a plan for other sizes would have to re-read as planned.
+    @Test func fuzzRegressionsAreRefusedByName() throws {
+        let folder = "macho/fuzz-regressions"
+        let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.path(folder)).sorted()
+        #expect(!names.isEmpty)
+        for name in names {
+            let file = try MachOFile(bytes: try Fixtures.bytes("\(folder)/\(name)"))
+            for size in [1, 4104] {
+                do {
+                    _ = try SigningLayout(file: file, signatureSizes: Array(repeating: size, count: file.slices.count))
+                    Issue.record("\(name) was planned with \(size) bytes")
+                } catch {
+                    #expect(error.code == String(name.prefix { $0 != "-" }), "\(name): \(error)")
+                }
+            }
+        }
+    }
+
+    /// The committed `Tests/Fixtures/macho/unsignable` files are exactly that catalogue.
+    @Test(.disabled(if: ProcessInfo.processInfo.environment["IPAWRAP_WRITE_FIXTURES"] == "1", "being rewritten"))
+    func committedUnsignableFixturesMatchTheCatalogue() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.path("macho/unsignable"))
+        #expect(Set(names) == Set(HostileCases.unsignable.map(\.fileName)), "regenerate with IPAWRAP_WRITE_FIXTURES=1")
+        for hostile in HostileCases.unsignable {
+            #expect(try Fixtures.bytes("macho/unsignable/\(hostile.fileName)") == hostile.bytes(), "\(hostile.fileName)")
         }
     }
 

@@ -2,8 +2,8 @@ import FormatSupport
 
 /// Writes Mach-O files for tests and for the sample-app generator: thin 32- or 64-bit images in
 /// either byte order with a realistic layout (`__PAGEZERO`, `__TEXT` with `__text` and
-/// `__cstring`, `__LINKEDIT` holding the symbol table, string table and code signature), and fat
-/// files combining them.
+/// `__cstring`, optionally `__DATA` with `__data`, `__LINKEDIT` holding the symbol table, string
+/// table and code signature), and fat files combining them.
 ///
 /// The output is what ld64 and codesign lay out, so independent tools (`llvm-objdump --macho`,
 /// `llvm-nm`) accept it; hostile variants are made by the override fields or by patching the bytes
@@ -113,6 +113,13 @@ public struct MachOBuilder: Sendable {
     public var code: [UInt8] = Array(repeating: 0x1F, count: 32)
     /// `__TEXT,__cstring` strings; the section is omitted when empty.
     public var cStrings: [String] = []
+    /// `__DATA,__data` bytes, in a `__DATA` segment between `__TEXT` and `__LINKEDIT`; the segment
+    /// is omitted when nil.
+    public var data: [UInt8]?
+    /// Zero bytes between the end of the load commands and `__text` beyond the 16-byte alignment,
+    /// as ld64's `-headerpad` leaves: room to add load commands later. With 0 there is less than
+    /// one 16-byte command of room.
+    public var headerPadding = 0
     /// Symbols; written locals first, then external definitions, then undefined ones, each group
     /// in the given order, as `LC_DYSYMTAB` requires. `LC_SYMTAB` is omitted when empty.
     public var symbols: [Symbol] = []
@@ -186,6 +193,9 @@ public struct MachOBuilder: Sendable {
         public var specialSlotHashes: [Int: [UInt8]] = [:]
         /// Computes a digest of the given hash type; nil leaves every hash zero.
         public var hasher: (@Sendable (_ hashType: UInt8, _ bytes: [UInt8]) -> [UInt8])?
+        /// `LC_CODE_SIGNATURE`'s `datasize` when larger than the signature (rounded up to 16),
+        /// zero-filled after it, as codesign over-reserves.
+        public var reservedSize: Int?
 
         public init(identifier: String, teamIdentifier: String? = nil) {
             self.identifier = identifier
@@ -225,6 +235,11 @@ public struct MachOBuilder: Sendable {
         public var commandsEnd = 0
         public var textOffset = 0
         public var cStringOffset = 0
+        /// Where `__DATA` starts (its `__data` section), when there is one.
+        public var dataOffset = 0
+        /// Where `__LINKEDIT` starts and how long it is.
+        public var linkeditOffset = 0
+        public var linkeditSize = 0
         public var cStringSize = 0
         public var symbolTableOffset = 0
         public var stringTableOffset = 0
@@ -312,11 +327,23 @@ public struct MachOBuilder: Sendable {
                 command: command, name: "__TEXT", vmAddress: textVM,
                 vmSize: UInt64(Self.alignUp(plan.textSegmentEnd, 0x4000)), fileOffset: 0,
                 fileSize: UInt64(plan.textSegmentEnd), protection: (5, 5), sections: textSections)
-            let linkeditSize = plan.fileEnd - plan.textSegmentEnd
+            var nextVM = textVM + UInt64(Self.alignUp(plan.textSegmentEnd, 0x4000))
+            if let data {
+                let dataSize = plan.linkeditOffset - plan.textSegmentEnd
+                segment(
+                    command: command, name: "__DATA", vmAddress: nextVM, vmSize: UInt64(Self.alignUp(dataSize, 0x4000)),
+                    fileOffset: UInt64(plan.textSegmentEnd), fileSize: UInt64(dataSize), protection: (3, 3),
+                    sections: [
+                        SectionSpec(
+                            name: "__data", address: nextVM, size: UInt64(data.count), offset: plan.textSegmentEnd,
+                            alignLog2: 3, flags: 0)
+                    ])
+                nextVM += UInt64(Self.alignUp(dataSize, 0x4000))
+            }
+            let linkeditSize = plan.fileEnd - plan.linkeditOffset
             segment(
-                command: command, name: "__LINKEDIT",
-                vmAddress: textVM + UInt64(Self.alignUp(plan.textSegmentEnd, 0x4000)),
-                vmSize: UInt64(Self.alignUp(linkeditSize, 0x4000)), fileOffset: UInt64(plan.textSegmentEnd),
+                command: command, name: "__LINKEDIT", vmAddress: nextVM,
+                vmSize: UInt64(Self.alignUp(linkeditSize, 0x4000)), fileOffset: UInt64(plan.linkeditOffset),
                 fileSize: UInt64(linkeditSize), protection: (1, 1), sections: [])
 
             if let installName {
@@ -426,18 +453,21 @@ public struct MachOBuilder: Sendable {
                 // Lay out the file now that the command area's size is known.
                 layout.commands = commands
                 layout.commandsEnd = headerSize + commandBytes.count
-                plan.textOffset = Self.alignUp(layout.commandsEnd, 16)
+                plan.textOffset = Self.alignUp(layout.commandsEnd + headerPadding, 16)
                 plan.cStringOffset = plan.textOffset + code.count
                 let textContentEnd = plan.cStringOffset + cStringBytes.count
                 plan.textSegmentEnd = Self.alignUp(textContentEnd, segmentAlignment)
-                plan.symbolTableOffset = plan.textSegmentEnd
+                plan.linkeditOffset =
+                    data.map { Self.alignUp(plan.textSegmentEnd + $0.count, segmentAlignment) } ?? plan.textSegmentEnd
+                plan.symbolTableOffset = plan.linkeditOffset
                 let entrySize = is64Bit ? 16 : 12
                 plan.stringTableOffset = plan.symbolTableOffset + orderedSymbols.count * entrySize
                 var end = plan.stringTableOffset + (orderedSymbols.isEmpty ? 0 : strings.count)
                 if let codeSignature {
                     plan.codeSignatureOffset = Self.alignUp(end, 16)
                     plan.codeSignatureSize = Self.alignUp(
-                        signatureSize(codeSignature, codeLimit: plan.codeSignatureOffset), 16)
+                        max(signatureSize(codeSignature, codeLimit: plan.codeSignatureOffset), codeSignature.reservedSize ?? 0),
+                        16)
                     end = plan.codeSignatureOffset + plan.codeSignatureSize
                 }
                 plan.fileEnd = end
@@ -459,6 +489,10 @@ public struct MachOBuilder: Sendable {
             file.bytes(code)
             file.bytes(cStringBytes)
             file.pad(to: plan.textSegmentEnd)
+            if let data {
+                file.bytes(data)
+                file.pad(to: plan.linkeditOffset)
+            }
             if !orderedSymbols.isEmpty {
                 let textAddress = textVM + UInt64(plan.textOffset)
                 for (index, symbol) in orderedSymbols.enumerated() {
@@ -485,6 +519,9 @@ public struct MachOBuilder: Sendable {
             }
             layout.textOffset = plan.textOffset
             layout.cStringOffset = plan.cStringOffset
+            layout.dataOffset = data == nil ? 0 : plan.textSegmentEnd
+            layout.linkeditOffset = plan.linkeditOffset
+            layout.linkeditSize = plan.fileEnd - plan.linkeditOffset
             layout.cStringSize = cStringBytes.count
             layout.symbolTableOffset = plan.symbolTableOffset
             layout.stringTableOffset = plan.stringTableOffset
@@ -509,6 +546,7 @@ public struct MachOBuilder: Sendable {
         var textOffset = 0
         var cStringOffset = 0
         var textSegmentEnd = 0
+        var linkeditOffset = 0
         var symbolTableOffset = 0
         var stringTableOffset = 0
         var codeSignatureOffset = 0

@@ -57,4 +57,15 @@ public enum ZsignOracle {
             throw ProfileBuilderError(message: "zsign failed (\(result.status)): \(result.stdout)\(result.stderr)")
         }
     }
+
+    /// Signs a copy of a Mach-O ad hoc (`zsign -a`): the signed bytes, or nil when zsign refused
+    /// it (with what it printed).
+    public static func signAdHoc(_ bytes: [UInt8]) throws -> (signed: [UInt8]?, output: String) {
+        let scratch = try ScratchDirectory("zsign")
+        let path = try scratch.write("binary", bytes)
+        let result = try Command.run(try binary(), ["-a", path])
+        let output = result.stdout + result.stderr
+        guard result.status == 0 else { return (nil, output) }
+        return (try Fixtures.bytesAt(path), output)
+    }
 }

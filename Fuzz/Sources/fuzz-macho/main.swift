@@ -2,6 +2,10 @@
 // every CodeDirectory hash slot), the symbol table, the C strings and each section's contents.
 // Checks that every refusal is a `MachOError` (the slice readers throw untyped), that a parsed
 // file is recognised by `isMachO(prefix:)`, and that slices lie inside the file.
+// Then plans room for a new signature in every slice (`SigningLayout`) with a few sizes: a
+// refusal is a typed `MachOError`; a plan writes a file that re-parses with each slice where the
+// plan puts it, `LC_CODE_SIGNATURE` at its code limit, pages equal to the written bytes, and
+// that can be planned again with the same code limits.
 import CodeSignature
 import FormatSupport
 import FuzzDriver
@@ -65,6 +69,53 @@ func fuzzOne(_ bytes: [UInt8]) {
                     expectMachOError(error, "readContents")
                 }
             }
+        }
+    }
+    fuzzSigningLayout(file, bytes)
+}
+
+func fuzzSigningLayout(_ file: MachOFile, _ bytes: [UInt8]) {
+    let existing = file.slices.first?.codeSignatureRange.map { Int($0.size) } ?? 1
+    for size in [1, 4104, existing] {
+        let layout: SigningLayout
+        do {
+            layout = try SigningLayout(file: file, signatureSizes: Array(repeating: size, count: file.slices.count))
+        } catch {
+            // Typed: every refusal is a MachOError.
+            continue
+        }
+        var output: [UInt8] = []
+        var source = InMemoryByteSource(bytes)
+        do {
+            try layout.write(
+                from: &source, signature: { [UInt8](repeating: 0xA5, count: min(Int(layout.slices[$0].signatureSpace), 40)) },
+                to: { output += $0 })
+        } catch {
+            preconditionFailure("writing a planned layout failed: \(error)")
+        }
+        precondition(UInt64(output.count) == layout.size, "the output is \(output.count) bytes, the plan says \(layout.size)")
+        let reread: MachOFile
+        do {
+            reread = try MachOFile(bytes: output)
+        } catch {
+            preconditionFailure("the planned file does not parse: \(error)")
+        }
+        precondition(reread.slices.count == layout.slices.count, "the planned file has other slices")
+        for (slice, planned) in zip(reread.slices, layout.slices) {
+            precondition(slice.offset == planned.offset && slice.size == planned.size, "a slice is not where the plan puts it")
+            precondition(
+                slice.codeSignatureRange?.offset == UInt32(planned.codeLimit)
+                    && slice.codeSignatureRange?.size == planned.signatureSpace,
+                "LC_CODE_SIGNATURE is not where the plan puts it")
+            precondition((try? slice.signaturePlacement())?.codeLimit == planned.codeLimit, "the planned slice cannot be planned again")
+            var pages: [UInt8] = []
+            var pageSource = InMemoryByteSource(bytes)
+            do {
+                try planned.forEachPage(from: &pageSource) { pages += $0 }
+            } catch {
+                preconditionFailure("reading the pages failed: \(error)")
+            }
+            precondition(pages[...] == output[Int(planned.offset)..<Int(planned.offset + planned.codeLimit)], "the pages are not what is written")
         }
     }
 }

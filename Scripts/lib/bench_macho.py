@@ -1,0 +1,100 @@
+"""The benchmark IPA's executable (Scripts/make-bench-ipa): a realistic arm64 iOS Mach-O signed
+ad hoc, as ld64 and `codesign -s -` lay it out, so re-signers (zsign, ipawrap) can sign it.
+
+    __PAGEZERO
+    __TEXT      header, load commands, header padding, __text
+    __LINKEDIT  link-edit data, then the embedded signature (LC_CODE_SIGNATURE, 16-byte aligned):
+                a SHA-256 CodeDirectory over 4 KiB pages, empty requirements, an empty CMS wrapper
+
+Written with struct and hashlib only, not with ipawrap. The caller's random bytes stand for the
+code and the link-edit data; the file has their size plus 56 bytes, rounded down to 16."""
+import hashlib
+import struct
+
+IDENTIFIER = b"com.example.sample"
+PAGE = 4096
+SEGMENT_PAGE = 0x4000
+TEXT_VM = 0x1_0000_0000
+# The load commands take 448 bytes; __text starts after 4 KiB of header padding, as in apps that
+# keep room for more commands.
+TEXT_OFFSET = 0x1000
+
+
+def _command(cmd, payload, align=8):
+    size = (8 + len(payload) + align - 1) // align * align
+    return struct.pack("<II", cmd, size) + payload + b"\0" * (size - 8 - len(payload))
+
+
+def _segment(name, vmaddr, vmsize, fileoff, filesize, prot, sections=b"", nsects=0):
+    return _command(0x19, struct.pack("<16sQQQQiiII", name, vmaddr, vmsize, fileoff, filesize, prot, prot, nsects, 0) + sections)
+
+
+def _blob(magic, payload):
+    return struct.pack(">II", magic, 8 + len(payload)) + payload
+
+
+def _signature_size(code_limit):
+    """Bytes the ad-hoc signature of [0, code_limit) takes, rounded up to 16."""
+    slots = (code_limit + PAGE - 1) // PAGE
+    directory = 88 + len(IDENTIFIER) + 1 + (2 + slots) * 32
+    return (12 + 3 * 8 + directory + 12 + 8 + 15) // 16 * 16
+
+
+def _signature(image, code_limit, text_size):
+    """SuperBlob: CodeDirectory (slot 0), requirements (slot 2), CMS wrapper (slot 0x10000)."""
+    requirements = _blob(0xFADE0C01, struct.pack(">I", 0))
+    cms = _blob(0xFADE0B01, b"")
+    slots = (code_limit + PAGE - 1) // PAGE
+    ident = IDENTIFIER + b"\0"
+    hash_offset = 88 + len(ident) + 2 * 32
+    length = hash_offset + slots * 32
+    header = struct.pack(
+        ">IIIIIIIIIBBBBIIIIQQQQ", 0xFADE0C02, length, 0x20400, 0x2, hash_offset, 88, 2, slots, code_limit,
+        32, 2, 0, 12, 0, 0, 0, 0, 0, 0, text_size, 1)  # CS_ADHOC; exec segment = __TEXT, main binary
+    special = hashlib.sha256(requirements).digest() + b"\0" * 32  # slot 2, then slot 1 (no Info.plist bound)
+    pages = b"".join(hashlib.sha256(image[i:min(i + PAGE, code_limit)]).digest() for i in range(0, code_limit, PAGE))
+    directory = header + ident + special + pages
+    assert len(directory) == length
+    blobs = [(0, directory), (2, requirements), (0x10000, cms)]
+    offset = 12 + 8 * len(blobs)
+    index = b""
+    for slot, blob in blobs:
+        index += struct.pack(">II", slot, offset)
+        offset += len(blob)
+    return struct.pack(">III", 0xFADE0CC0, offset, len(blobs)) + index + b"".join(blob for _, blob in blobs)
+
+
+def executable(body):
+    total = (56 + len(body)) // 16 * 16
+    # The signature's size depends on the pages it hashes, which end where it starts.
+    size = _signature_size(total)
+    while _signature_size(total - size) != size:
+        size = _signature_size(total - size)
+    code_limit = total - size
+    linkedit_data = min(1 << 20, len(body) // 4)
+    text_size = (code_limit - linkedit_data) // SEGMENT_PAGE * SEGMENT_PAGE
+    linkedit_size = total - text_size
+
+    text_section = struct.pack(
+        "<16s16sQQIIIIIIII", b"__text", b"__TEXT", TEXT_VM + TEXT_OFFSET, text_size - TEXT_OFFSET, TEXT_OFFSET,
+        2, 0, 0, 0x80000400, 0, 0, 0)
+    commands = [
+        _segment(b"__PAGEZERO", 0, TEXT_VM, 0, 0, 0),
+        _segment(b"__TEXT", TEXT_VM, text_size, 0, text_size, 5, text_section, 1),
+        _segment(b"__LINKEDIT", TEXT_VM + text_size, (linkedit_size + SEGMENT_PAGE - 1) // SEGMENT_PAGE * SEGMENT_PAGE,
+                 text_size, linkedit_size, 1),
+        _command(0xE, struct.pack("<I", 12) + b"/usr/lib/dyld\0"),
+        # Deployment target iOS 15.0, SDK 17.2, as before the executable was a real image.
+        _command(0x32, struct.pack("<IIII", 2, 15 << 16, 17 << 16 | 2 << 8, 0)),
+        _command(0x80000028, struct.pack("<QQ", TEXT_OFFSET, 0)),
+        _command(0xC, struct.pack("<IIII", 24, 2, 1319 << 16, 1 << 16) + b"/usr/lib/libSystem.B.dylib\0"),
+        _command(0x1D, struct.pack("<II", code_limit, size)),
+    ]
+    load_commands = b"".join(commands)
+    header = struct.pack("<IiiIIIII", 0xFEEDFACF, 0x0100000C, 0, 2, len(commands), len(load_commands), 0x00200085, 0)
+    prefix = header + load_commands
+    assert len(prefix) <= TEXT_OFFSET
+    image = prefix + b"\0" * (TEXT_OFFSET - len(prefix)) + body[:code_limit - TEXT_OFFSET]
+    signature = _signature(image, code_limit, text_size)
+    assert len(image) == code_limit and len(signature) <= size
+    return image + signature + b"\0" * (size - len(signature))
