@@ -27,7 +27,7 @@ struct AssetsCommand: ParsableCommand {
         @OptionGroup var limits: ArchiveLimitOptions
 
         func run() throws {
-            let found = try reportingErrors {
+            let found = try reportingErrors(json: json ? ipa : nil) {
                 let archive = try AppArchive(path: ipa, limits: limits.limits)
                 let path = archive.app.path + "/Assets.car"
                 guard let bytes = try archive.read(path, maximumSize: .max) else {  // within --max-memory
@@ -44,7 +44,7 @@ struct AssetsCommand: ParsableCommand {
                     print("\(path): \(catalog.facets.count) facets, \(catalog.renditions.count) renditions "
                         + "(CoreUI \(catalog.header.coreUIVersion), \(catalog.header.versionString))")
                     for row in rows {
-                        print("  \(row.facet ?? "-")  \(row.name)  \(row.width)x\(row.height) @\(row.scale)x  "
+                        print("  \(Terminal.escaped(row.facet ?? "-"))  \(Terminal.escaped(row.name))  \(row.width)x\(row.height) @\(row.scale)x  "
                             + "idiom \(row.idiom)  \(row.pixelFormat)  \(row.compression ?? row.layout)"
                             + (row.extractable ? "" : "  (not extractable)"))
                     }

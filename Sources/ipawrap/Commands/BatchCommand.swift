@@ -196,6 +196,9 @@ struct BatchSession {
         guard !all.isEmpty else {
             throw BatchInputError.noInputs(searched: arguments.filter(InputDiscovery.isFolder))
         }
+        if let report = options.htmlReport {
+            try OutputDestination.check(report, inputs: all.map(\.path) + options.lists)
+        }
         let shard = options.parsedShard
         let inputs = shard?.select(all) ?? all
         try checkOutputs(of: inputs, job: job)
@@ -485,7 +488,7 @@ final class BatchConsole: @unchecked Sendable {
         do {
             try finishReport(interrupted: true)
         } catch {
-            Terminal.standardError("ipawrap: error[\((error as? OutputError)?.code ?? "OUTPUT_WRITE_FAILED")]: \(error)")
+            Terminal.error(code: (error as? OutputError)?.code ?? "OUTPUT_WRITE_FAILED", "\(error)")
         }
         printSummary(interrupted: true)
         // _exit, not exit: the jobs in flight are still running, and must not see atexit

@@ -26,10 +26,11 @@ struct IconCommand: ParsableCommand {
 
     func run() throws {
         let found = try reportingErrors {
+            try OutputDestination.check(output, inputs: [ipa])
             let archive = try AppArchive(path: ipa, limits: limits.limits)
             let resolution = archive.resolveIcon()
             try archive.checkLimits()
-            if trace { for line in resolution.trace { print("  " + line) } }
+            if trace { for line in resolution.trace { print("  " + Terminal.escaped(line)) } }
             guard let icon = resolution.icon else {
                 Terminal.standardError("ipawrap: \(ipa): no app icon was found (run with --trace to see where ipawrap looked)")
                 return false

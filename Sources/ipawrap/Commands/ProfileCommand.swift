@@ -41,7 +41,7 @@ struct ProfileShowCommand: ParsableCommand {
     }
 
     func run() throws {
-        try reportingErrors {
+        try reportingErrors(json: json ? file : nil) {
             let profile = try ProvisioningProfile(contentsOfFile: file)
             let summary = ProfileSummary(profile, file: file, now: try parsedDate() ?? Date(), allowWildcard: allowWildcard)
             print(json ? try Self.json(summary) : Self.text(summary))

@@ -51,6 +51,8 @@ struct RepackCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let started = Date()
+            // The input archive itself is refused by the writer (REPACK_OUTPUT_IS_INPUT).
+            try OutputDestination.check(output, inputs: additions.map { $0.split(separator: "=", maxSplits: 1).map(String.init).last ?? $0 })
             let archive = try IPAArchive(path: ipa, limits: limits.limits)
             let edits = ArchiveEdits(
                 additions: additions.map { pair in
