@@ -166,11 +166,12 @@ extension BatchJob {
         if let file = request.policyFile {
             let bytes: [UInt8]
             do {
-                bytes = try FileByteSource.wholeFile(file, limit: PolicyDocument.maximumSize)
+                bytes = try FileByteSource.wholeFile(file, limit: PolicyDocument.readLimit)
             } catch {
                 throw WrapError.policyFileUnreadable(file, reason: error.reason)
             }
-            template = try PolicyTemplate(bytes: bytes, schema: request.templates.loadSchema())
+            let schema = try request.templates.loadSchema()
+            template = try inLocation(file) { try PolicyTemplate(bytes: bytes, schema: schema) }
         } else {
             template = try request.templates.loadPolicyTemplate(named: request.template ?? WrapRequest.defaultTemplate)
         }

@@ -178,7 +178,10 @@ import TestSupport
         expectOneErrorLine(result, code: "BUNDLE_INFO_PLIST_INVALID")
         #expect(result.stderr.contains("attributes"), "\(result.stderr)")
         #expect(Date().timeIntervalSince(started) < 20)
-        let policy = try scratch.write("policy.xml", plist)
+        var policyBytes = Array("<?xml version=\"1.0\"?><PolicyMetadata ".utf8)
+        for index in 0..<5_000 { policyBytes += Array("a\(index)=\"x\" ".utf8) }
+        policyBytes += Array("/>".utf8)
+        let policy = try scratch.write("policy.xml", policyBytes)
         let validated = try ipawrapBounded(["policy", "validate", policy], seconds: 60)
         #expect(validated.status == 65, "\(validated.stderr)")
         #expect(validated.stderr.contains("attributes"), "\(validated.stderr)")
@@ -237,6 +240,26 @@ import TestSupport
         #expect(try Command.ipawrap(["inspect", "--help"]).status == 0)
     }
 
+    @Test func formatErrorsNameTheFileAndTheEntry() throws {
+        let scratch = try ScratchDirectory("located")
+        let input = try scratch.write("App.ipa", try app().bytes())
+        // A policy file with several problems: one line naming it; --json lists them.
+        let policy = try scratch.write("policy.xml", try Fixtures.bytes("policy/invalid/POLICY_SCHEMA.and-semantic-problems.xml"))
+        let wrapped = try Command.ipawrap(["wrap", input, "-o", scratch.path("out.ipa"), "--policy", policy, "--json"])
+        #expect(wrapped.status == 65, "\(wrapped.stderr)")
+        expectOneErrorLine(wrapped, code: "POLICY_SCHEMA", naming: policy)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(wrapped.stdout.utf8)) as? [String: Any])
+        let details = (object["error"] as? [String: Any])?["details"] as? [String]
+        #expect((details?.count ?? 0) > 1, "\(wrapped.stdout)")
+        // A damaged asset catalog: the archive and the entry.
+        var builder = app()
+        builder.addFile("Assets.car", try Fixtures.bytes("assets/hostile/CAR_BLOCK_OUT_OF_RANGE.block-past-end.car"))
+        let catalog = try scratch.write("Car.ipa", try builder.bytes())
+        let listed = try Command.ipawrap(["assets", "list", catalog])
+        #expect(listed.status == 65, "\(listed.stderr)")
+        expectOneErrorLine(listed, code: "CAR_BLOCK_OUT_OF_RANGE", naming: catalog + ": Payload/Sample.app/Assets.car: ")
+    }
+
     @Test func aDanglingSymlinkAddedIsExit74NamingThePathGiven() throws {
         let scratch = try ScratchDirectory("dangling")
         let input = try scratch.write("App.ipa", try app().bytes())
@@ -285,6 +308,7 @@ import TestSupport
         let hostileName = "Evil\u{1B}]0;owned\u{07}\u{1B}[2J\u{9B}31m"
         builder.info["CFBundleName"] = .string(hostileName)
         builder.info["CFBundleDisplayName"] = .string(hostileName)
+        builder.infoPlistFormat = .binary  // XML 1.0 cannot hold U+001B
         let scratch = try ScratchDirectory("escapes")
         let input = try scratch.write("App.ipa", try builder.bytes())
         for command in ["inspect", "check"] {

@@ -1,6 +1,7 @@
 import AppBundle
 import ArgumentParser
 import AssetCatalog
+import FormatSupport
 import Foundation
 
 struct AssetsCommand: ParsableCommand {
@@ -34,7 +35,7 @@ struct AssetsCommand: ParsableCommand {
                     Terminal.standardError("ipawrap: \(ipa): the app has no Assets.car")
                     return false
                 }
-                let catalog = try AssetCatalog(bytes: bytes)
+                let catalog = try inLocation("\(ipa): \(path)") { try AssetCatalog(bytes: bytes) }
                 let rows = catalog.renditions.map { Row(rendition: $0, facet: catalog.facet(of: $0)?.name) }
                 if json {
                     let encoder = JSONEncoder()

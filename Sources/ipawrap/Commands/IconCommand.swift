@@ -1,5 +1,6 @@
 import AppBundle
 import ArgumentParser
+import FormatSupport
 import IPAArchive
 
 struct IconCommand: ParsableCommand {
@@ -35,7 +36,12 @@ struct IconCommand: ParsableCommand {
                 Terminal.standardError("ipawrap: \(ipa): no app icon was found (run with --trace to see where ipawrap looked)")
                 return false
             }
-            let png = try archive.iconPNG(icon)
+            let png: [UInt8]
+            do {
+                png = try archive.iconPNG(icon)
+            } catch let error as CodedError where error.category == .invalidInput && !error.code.hasPrefix("ARCHIVE_") {
+                throw error.located(in: "\(ipa): \(icon.path)")
+            }
             let file = try AtomicOutputFile(destination: output)
             try file.write(png, at: 0)
             try file.commit(length: UInt64(png.count), synchronize: false)

@@ -120,5 +120,5 @@ struct PolicyCommand: ParsableCommand {
 
 /// Reads a whole input file, as an I/O error (exit 74) when it cannot be read.
 func readFile(_ path: String) throws -> [UInt8] {
-    try FileByteSource.wholeFile(path, limit: PolicyDocument.maximumSize)
+    try FileByteSource.wholeFile(path, limit: PolicyDocument.readLimit)
 }

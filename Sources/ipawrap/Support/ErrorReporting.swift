@@ -44,9 +44,8 @@ struct JSONErrorReport: Encodable {
 
     init(input: String, code: String, message: String) {
         self.input = input
-        let lines = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        self.error = Failure(
-            code: code, message: lines.joined(separator: "; "), details: lines.count > 1 ? lines : nil)
+        let lines = Terminal.lines(of: message)
+        self.error = Failure(code: code, message: Terminal.joined(lines), details: lines.count > 1 ? lines : nil)
     }
 
     func print() {
@@ -81,10 +80,22 @@ enum Terminal {
     /// `text` on one line: its lines (trimmed, blank ones dropped) joined with "; ", and control
     /// characters escaped.
     static func oneLine(_ text: String) -> String {
-        let lines = text.split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }
-        return escaped(lines.joined(separator: "; "))
+        escaped(joined(lines(of: text)))
+    }
+
+    /// The non-blank lines of a message, trimmed.
+    static func lines(of text: String) -> [String] {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Lines joined with "; " (after a line ending in a colon, a space).
+    static func joined(_ lines: [String]) -> String {
+        var result = ""
+        for line in lines {
+            if !result.isEmpty { result += result.hasSuffix(":") ? " " : "; " }
+            result += line
+        }
+        return result
     }
 
     /// `text` safe to print on a terminal: C0 and C1 control characters and DEL (escape
@@ -101,6 +112,14 @@ enum Terminal {
             }
         }
         return result
+    }
+
+    /// A finding with its message and remedy escaped.
+    static func escaped(_ finding: Finding) -> Finding {
+        var copy = finding
+        copy.message = escaped(finding.message)
+        copy.remedy = finding.remedy.map(escaped)
+        return copy
     }
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
