@@ -10,7 +10,8 @@ struct IconCommand: ParsableCommand {
         discussion: """
             The icon is found by the documented Info.plist keys, the fallback files and the asset catalog \
             (see README, "Icon resolution"); CgBI PNGs and asset-catalog renditions are converted to standard \
-            PNGs. Exit codes: 0 written, 1 no icon, 65 bad input, 74 output not written.
+            PNGs. Exit codes: 0 written, 1 no icon, 64 the output is the input or a folder, 65 bad input, \
+            74 output not written (a device or FIFO as the output is written through, never replaced).
             """
     )
 

@@ -12,7 +12,8 @@ struct RepackCommand: ParsableCommand {
             Added files are deflated with mode 0644 (0755 for folders and Mach-O files) and the \
             newest timestamp already in the archive, so the same input and options give the same \
             bytes. The output appears atomically; the input is never modified.
-            Exit codes: 0 written, 64 usage error, 65 bad input archive, 74 output not written.
+            Exit codes: 0 written, 64 usage error (an output that is the input or a folder), 65 bad input \
+            archive (or an added name over 65,535 bytes), 74 an added file unreadable or the output not written.
             """
     )
 
