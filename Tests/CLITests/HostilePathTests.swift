@@ -317,6 +317,10 @@ import TestSupport
             #expect(!text.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B }, "\(text.stdout)")
             #expect(text.stdout.contains("Evil\\u{1B}]0;owned\\u{7}\\u{1B}[2J\\u{9B}31m"), "\(text.stdout)")
         }
+        let batch = try Command.ipawrap(["batch", "inspect", input, "--no-progress"])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        #expect(!batch.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B }, "\(batch.stdout)")
+        #expect(batch.stdout.contains("Evil\\u{1B}"), "\(batch.stdout)")
         let json = try Command.ipawrap(["inspect", input, "--json"])
         let report = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let app = try #require(report["app"] as? [String: Any])

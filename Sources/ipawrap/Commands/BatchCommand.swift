@@ -416,10 +416,10 @@ final class BatchConsole: @unchecked Sendable {
         } else if case .wrap = job.operation, result.output == nil, result.exitCode == 1 {
             parts.append("not wrapped")
         }
-        var line = "\(coloured) \(String(result.exitCode).padding(toLength: 3, withPad: " ", startingAt: 0)) "
-            + "\(result.input.name): " + parts.joined(separator: "; ") + "; " + String(format: "%.2f s", result.seconds)
-        if let output = result.output { line += " → \(output)" }
-        return line
+        // Everything after the coloured label comes from the input (names, messages): escaped.
+        var rest = "\(result.input.name): " + parts.joined(separator: "; ") + "; " + String(format: "%.2f s", result.seconds)
+        if let output = result.output { rest += " → \(output)" }
+        return "\(coloured) \(String(result.exitCode).padding(toLength: 3, withPad: " ", startingAt: 0)) " + Terminal.oneLine(rest)
     }
 
     private func drawProgress() {
