@@ -38,6 +38,7 @@ let package = Package(
         .library(name: "ProvisioningProfile", targets: ["ProvisioningProfile"]),
         .library(name: "CodeSignature", targets: ["CodeSignature"]),
         .library(name: "AppBundle", targets: ["AppBundle"]),
+        .library(name: "Signing", targets: ["Signing"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -111,8 +112,15 @@ let package = Package(
         // Wrapping: the policy bundle, the repack and the .mdx container.
         .target(
             name: "Wrapping",
-            dependencies: ["Checks", "AppBundle", "IPAArchive", "Policy", "PropertyList", "FormatSupport",
+            dependencies: ["Checks", "Signing", "AppBundle", "IPAArchive", "Policy", "PropertyList", "FormatSupport",
                            .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
+
+        // Signing: every bundle's signature planned innermost first, as archive edits.
+        .target(
+            name: "Signing",
+            dependencies: ["CodeSignature", "CMS", "SigningIdentity", "MachO", "ProvisioningProfile", "AppBundle",
+                           "IPAArchive", "PropertyList", "FormatSupport"] + certificateLibraries,
             swiftSettings: strict),
 
         // Batch: many IPAs in parallel, per-input isolation, sharding, the HTML diagnostics report.
@@ -127,6 +135,7 @@ let package = Package(
             name: "ipawrap",
             dependencies: [
                 "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile", "Batch",
+                "Signing", "SigningIdentity", "PropertyList",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -166,6 +175,10 @@ let package = Package(
         .testTarget(
             name: "SigningIdentityTests",
             dependencies: ["SigningIdentity", "CMS", "TestSupport"] + certificateLibraries,
+            swiftSettings: strict),
+        .testTarget(
+            name: "SigningTests",
+            dependencies: ["Signing", "CodeSignature", "MachO", "IPAArchive", "PropertyList", "FormatSupport", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),

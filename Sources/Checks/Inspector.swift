@@ -9,6 +9,8 @@ public struct Inspection {
     public let report: Report
     public let archive: AppArchive
     public let icon: IconResolution
+    /// The profile each bundle was judged with (what `sign` signs it with).
+    public let profileAssignments: [ProfileAssignment]
 }
 
 /// Builds the report of `inspect`, `check` and `wrap`: reads the bundle model, resolves the icon
@@ -36,11 +38,11 @@ public enum Inspector {
         BundleChecks.apply(context, to: &report)
         try BinaryChecks.apply(context, to: &report)
         try archive.checkLimits()
-        try ProfileChecks.apply(context, to: &report)
+        let assignments = try ProfileChecks.apply(context, to: &report)
         // A limit hit by a read that became a finding refuses the input all the same.
         try archive.checkLimits()
         report.findings.sort { ($0.severity, $0.code, $0.path ?? "") < ($1.severity, $1.code, $1.path ?? "") }
-        return Inspection(report: report, archive: archive, icon: icon)
+        return Inspection(report: report, archive: archive, icon: icon, profileAssignments: assignments)
     }
 
     private static func appSection(_ context: CheckContext) -> Report.App {

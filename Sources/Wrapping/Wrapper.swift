@@ -4,6 +4,7 @@ import Foundation
 import IPAArchive
 import Policy
 import PropertyList
+import Signing
 
 /// `ipawrap wrap`: runs every check of `check`; on any error finding writes nothing; otherwise
 /// embeds the policy bundle and repacks with the raw-copy writer (every other entry byte for byte),
@@ -26,7 +27,7 @@ public enum Wrapper {
             report.findings.append(Finding(
                 .alreadyWrapped, message: "\(archive.app.path) already holds \(PolicyBundle.folderName)", path: bundlePath))
         }
-        if archive.app.isSigned {
+        if archive.app.isSigned && request.signing == nil {
             report.findings.append(Finding(
                 .signatureInvalidated,
                 message: "\(archive.app.path) is signed (_CodeSignature/CodeResources); adding \(PolicyBundle.folderName) "
@@ -46,12 +47,17 @@ public enum Wrapper {
 
         let policy = try PolicyBundle(template: template, templateName: templateName, mode: mode, toolkitVersion: toolkitVersion)
         let toolName = "\(tool.name) \(tool.version)"
-        let edits = ArchiveEdits(
+        var edits = ArchiveEdits(
             additions: [
                 .init(name: bundlePath + "/" + PolicyBundle.policyFileName, content: .bytes(policy.policyXML)),
                 .init(name: bundlePath + "/Info.plist", content: .bytes(try policy.infoPlist(tool: toolName))),
             ],
             removals: alreadyWrapped ? [bundlePath] : [])
+        if let signing = request.signing {
+            edits = try ArchiveSigner.edits(
+                signing: archive, profiles: try Resigner.profiles(inspection.profileAssignments), applying: edits,
+                request: signing)
+        }
         let verifyIPA: ArchiveWriter.Verification = { path, limits in _ = try IPAArchive(path: path, limits: limits) }
 
         let size: UInt64

@@ -25,6 +25,7 @@ struct IPAWrap: ParsableCommand {
             CheckCommand.self,
             IconCommand.self,
             WrapCommand.self,
+            SignCommand.self,
             RepackCommand.self,
             PolicyCommand.self,
             AssetsCommand.self,

@@ -29,14 +29,22 @@ struct WrapCommand: ParsableCommand {
     @Flag(help: "Print the report as JSON.")
     var json = false
 
+    @Flag(help: "Re-sign the wrapped app (needs --identity or --certificate and --key) in the same archive write.")
+    var sign = false
+
     @OptionGroup var wrap: WrapOptionGroup
+    @OptionGroup var signing: SigningOptionGroup
     @OptionGroup var checks: CheckOptionGroup
     @OptionGroup var templates: TemplateOptions
     @OptionGroup var limits: ArchiveLimitOptions
 
     func run() throws {
         let written = try reportingErrors {
-            let request = try wrap.request(input: ipa, output: output, checks: checks, templates: templates, limits: limits)
+            var request = try wrap.request(input: ipa, output: output, checks: checks, templates: templates, limits: limits)
+            if sign || signing.isGiven {
+                guard sign else { throw ValidationError("--identity, --certificate and --key need --sign") }
+                request.signing = try signing.request()
+            }
             let outcome = try Wrapper.wrap(request, tool: ToolInfo.tool)
             if json {
                 print(try ReportRendering.json(outcome.report))
