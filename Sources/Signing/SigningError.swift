@@ -13,6 +13,8 @@ public struct SigningError: CodedError, Equatable {
         case entitlementsFile = "SIGN_ENTITLEMENTS_FILE"
         /// A bundle that takes a profile has none.
         case noProfile = "SIGN_NO_PROFILE"
+        /// The identity options cannot be used: no identity, a password variable or file missing.
+        case identityOptions = "SIGN_IDENTITY_OPTIONS"
         /// A bundle's executable is missing or not Mach-O.
         case executable = "SIGN_EXECUTABLE"
     }
@@ -32,7 +34,7 @@ public struct SigningError: CodedError, Equatable {
 
     public var category: ErrorCategory {
         switch reason {
-        case .entitlementsFile: .usage
+        case .entitlementsFile, .identityOptions: .usage
         case .executable: .invalidInput
         case .certificateNotInProfile, .teamMismatch, .entitlementNotGranted, .noProfile: .usage
         }

@@ -1,4 +1,5 @@
 import CodeSignature
+import FormatSupport
 import Foundation
 import IPAArchive
 import MachO
@@ -25,6 +26,8 @@ import TestSupport
         builder.addExtension("Share", bundleIdentifier: "com.example.sample.share")
         builder.nested[0].executable = executable(fileType: 6)
         builder.nested[1].executable = executable(fileType: 8)
+        builder.nested[0].files["Resources/kit.json"] = .init(data: Array("{\"kit\": 1}".utf8))
+        builder.nested[1].files["en.lproj/Share.strings"] = .init(data: Array("\"share\" = \"Share\";".utf8))
         builder.addFile("Frameworks/libswiftCore.dylib", executable(fileType: 6), mode: 0o100755)
         builder.addFile("en.lproj/Localizable.strings", Array("\"a\" = \"b\";".utf8))
         builder.addSymlink("Default@2x.png", to: "AppIcon60x60@2x.png")
@@ -69,8 +72,8 @@ import TestSupport
 
         // Each bundle's seal matches its contents: rebuilt independently of the signer from the
         // output's entries and compared by the model.
-        let profile = try #require(try archive.read(
-            #require(archive.entry(named: "Payload/Sample.app/embedded.mobileprovision")), maximumSize: 1 << 20))
+        let profile = try archive.read(
+            #require(archive.entry(named: "Payload/Sample.app/embedded.mobileprovision")), maximumSize: 1 << 20)
         #expect(profile == (try ProfileBuilder.signingFixture(.app)))
         let entitlements = try #require(signed.entitlements["Payload/Sample.app/Sample"])
         #expect(entitlements["application-identifier"]?.string == "ABCDE12345.com.example.sample")
@@ -224,7 +227,7 @@ extension SignedOutput {
     static func machOPaths(_ archive: ZipArchive) throws -> [String] {
         var paths: [String] = []
         for entry in archive.entries where entry.kind == .file && entry.uncompressedSize >= 4 {
-            var source = archive.byteSource(for: entry)
+            let source = archive.byteSource(for: entry)
             if MachOFile.isMachO(prefix: try source.read(offset: 0, count: 4)) { paths.append(entry.path) }
         }
         return paths

@@ -38,11 +38,16 @@ struct WrapCommand: ParsableCommand {
     @OptionGroup var templates: TemplateOptions
     @OptionGroup var limits: ArchiveLimitOptions
 
+    func validate() throws {
+        if signing.isGiven && !sign {
+            throw ValidationError("--identity, --certificate and --key need --sign")
+        }
+    }
+
     func run() throws {
         let written = try reportingErrors {
             var request = try wrap.request(input: ipa, output: output, checks: checks, templates: templates, limits: limits)
-            if sign || signing.isGiven {
-                guard sign else { throw ValidationError("--identity, --certificate and --key need --sign") }
+            if sign {
                 request.signing = try signing.request()
             }
             let outcome = try Wrapper.wrap(request, tool: ToolInfo.tool)

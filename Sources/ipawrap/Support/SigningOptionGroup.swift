@@ -56,12 +56,16 @@ struct SigningOptionGroup: ParsableArguments {
         } else if let certificate, let key {
             signingIdentity = try SigningIdentity(certificateFile: certificate, keyFile: key, password: password)
         } else {
-            throw ValidationError("signing needs --identity FILE.p12 (with --password-file or --password-env), or --certificate and --key")
+            throw SigningError(
+                .identityOptions, "signing needs an identity",
+                remedy: "pass --identity FILE.p12 (with --password-file or --password-env), or --certificate and --key")
         }
         var overrides: [String: PropertyListDictionary] = [:]
         for argument in entitlementFiles {
             guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
-                throw ValidationError("--entitlements expects BUNDLE_ID=FILE, got '\(argument)'")
+                throw SigningError(
+                    .entitlementsFile, "--entitlements expects BUNDLE_ID=FILE, got '\(argument)'",
+                    remedy: "name the bundle ID, an equals sign and the plist file")
             }
             let identifier = String(argument[..<equals])
             let file = String(argument[argument.index(after: equals)...])
@@ -92,13 +96,16 @@ struct SigningOptionGroup: ParsableArguments {
     private func readPassword() throws -> [UInt8]? {
         if let passwordEnv {
             guard let value = ProcessInfo.processInfo.environment[passwordEnv] else {
-                throw ValidationError("--password-env \(passwordEnv): the environment has no such variable")
+                throw SigningError(
+                    .identityOptions, "--password-env \(passwordEnv): the environment has no such variable",
+                    remedy: "export the variable, or use --password-file")
             }
             return Array(value.utf8)
         }
         if let passwordFile {
             guard let data = FileManager.default.contents(atPath: passwordFile) else {
-                throw ValidationError("--password-file \(passwordFile) cannot be read")
+                throw SigningError(
+                    .identityOptions, "--password-file \(passwordFile) cannot be read", remedy: "check the path and its permissions")
             }
             let line = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).first ?? []
             var bytes = [UInt8](line)
