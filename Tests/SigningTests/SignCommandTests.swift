@@ -103,6 +103,46 @@ import TestSupport
         ])
     }
 
+    /// The README's sample app signs, and every signature in it reads back.
+    @Test func theSampleAppSigns() throws {
+        let scratch = try ScratchDirectory("sign-sample")
+        let sample = Fixtures.packageRoot.appendingPathComponent("Samples/Sample.ipa").path
+        let output = scratch.path("Sample.signed.ipa")
+        let result = try Self.sign(sample, output, scratch)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let signed = try SignedOutput(archive: ZipArchive(path: output))
+        for (path, problem) in signed.problems { Issue.record("\(path): \(problem)") }
+        #expect(signed.identifiers == [
+            "Payload/Sample.app/Sample": "com.example.sample",
+            "Payload/Sample.app/Frameworks/Kit.framework/Kit": "com.example.kit",
+            "Payload/Sample.app/PlugIns/Share.appex/Share": "com.example.sample.share",
+        ])
+        #expect(signed.cmsChecked == 3)
+    }
+
+    /// Signing an app that is already signed (by ipawrap, with another key type and time)
+    /// replaces every signature in the space the old one had.
+    @Test func reSigningASignedApp() throws {
+        let scratch = try ScratchDirectory("sign-again")
+        let input = try scratch.write("Sample.ipa", Self.app().bytes())
+        let first = scratch.path("first.ipa")
+        #expect(try Self.sign(input, first, scratch).status == 0)
+        let again = scratch.path("again.ipa")
+        let result = try Command.ipawrap(
+            ["sign", first, "-o", again, "--signing-time", "1767312000"]
+                + (try Self.identityArguments(.ec, scratch)) + (try Self.profileArguments(scratch)))
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let signed = try SignedOutput(archive: ZipArchive(path: again))
+        for (path, problem) in signed.problems { Issue.record("\(path): \(problem)") }
+        #expect(signed.cmsChecked == 4)
+        // The old LC_CODE_SIGNATURE space was reused: the binaries kept their size.
+        let before = try ZipArchive(path: first)
+        let after = try ZipArchive(path: again)
+        for path in try SignedOutput.machOPaths(before) {
+            #expect(before.entry(named: path)?.uncompressedSize == after.entry(named: path)?.uncompressedSize, "\(path)")
+        }
+    }
+
     @Test func errorsWriteNothing() throws {
         let scratch = try ScratchDirectory("sign-errors")
         let input = try scratch.write("Sample.ipa", Self.app().bytes())
@@ -144,7 +184,8 @@ struct SignedOutput {
 
     init(archive: ZipArchive) throws {
         let scratch = try ScratchDirectory("signed-output")
-        for entry in archive.entries where entry.kind == .file {
+        // The app's code; SwiftSupport/ beside it keeps Apple's signatures and is not re-signed.
+        for entry in archive.entries where entry.kind == .file && entry.path.hasPrefix("Payload/") {
             let bytes = try archive.read(entry, maximumSize: 256 << 20)
             guard bytes.count >= 4, MachOFile.isMachO(prefix: bytes.prefix(4)) else { continue }
             let path = entry.path
@@ -226,7 +267,7 @@ extension SignedOutput {
     /// Archive paths of every Mach-O file.
     static func machOPaths(_ archive: ZipArchive) throws -> [String] {
         var paths: [String] = []
-        for entry in archive.entries where entry.kind == .file && entry.uncompressedSize >= 4 {
+        for entry in archive.entries where entry.kind == .file && entry.uncompressedSize >= 4 && entry.path.hasPrefix("Payload/") {
             let source = archive.byteSource(for: entry)
             if MachOFile.isMachO(prefix: try source.read(offset: 0, count: 4)) { paths.append(entry.path) }
         }

@@ -83,4 +83,21 @@ import TestSupport
             }
         }
     }
+
+    /// An app zsign signed re-signs, and every signature reads back.
+    @Test(.enabled(if: ZsignOracle.unavailable == nil, "\(ZsignOracle.unavailable ?? "")"))
+    func reSigningZsignOutput() throws {
+        let scratch = try ScratchDirectory("zsign-resign")
+        let input = try scratch.write("Sample.ipa", SignCommandTests.app().bytes())
+        let app = try scratch.write("app-z.mobileprovision", ProfileBuilder.signingFixture(.app))
+        let share = try scratch.write("share-z.mobileprovision", ProfileBuilder.signingFixture(.share))
+        let zsigned = scratch.path("zsign.ipa")
+        try ZsignOracle.sign(input, output: zsigned, profile: app, extraArguments: ["-m", share])
+        let output = scratch.path("resigned.ipa")
+        let result = try SignCommandTests.sign(zsigned, output, scratch)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let signed = try SignedOutput(archive: ZipArchive(path: output))
+        for (path, problem) in signed.problems { Issue.record("\(path): \(problem)") }
+        #expect(signed.cmsChecked == 4)
+    }
 }
