@@ -143,6 +143,48 @@ import TestSupport
         }
     }
 
+    /// A fat armv7 + arm64 executable (armv7 for iOS 10: a SHA-1 CodeDirectory first, then
+    /// SHA-256) and a watch app with its own profile.
+    @Test func fatBinaryAndWatchApp() throws {
+        let scratch = try ScratchDirectory("sign-fat")
+        var builder = Self.app()
+        var armv7 = MachOBuilder()
+        armv7.cpuType = 12
+        armv7.cpuSubtype = 9
+        armv7.is64Bit = false
+        armv7.version = .versionMin(command: 0x25, minOS: "10.0", sdk: "17.2")
+        armv7.headerPadding = 1024
+        var arm64 = MachOBuilder()
+        arm64.version = .iOS("15.0", sdk: "17.2")
+        arm64.headerPadding = 1024
+        builder.executable = MachOBuilder.fat([.init(armv7), .init(arm64)])
+        var watchInfo = IPABuilder.infoPlist(name: "Watch", bundleIdentifier: "com.example.sample.watchkitapp")
+        watchInfo["WKCompanionAppBundleIdentifier"] = "com.example.sample"
+        builder.nested.append(IPABuilder.Nested(path: "Watch/Watch.app", info: watchInfo, executable: Self.executable()))
+        let input = try scratch.write("Sample.ipa", builder.bytes())
+        let watch = try scratch.write("watch.mobileprovision", ProfileBuilder.signingFixture(.watch))
+        let output = scratch.path("out.ipa")
+        let result = try Self.sign(input, output, scratch, extra: ["--profile", "com.example.sample.watchkitapp=" + watch])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let archive = try ZipArchive(path: output)
+        let signed = try SignedOutput(archive: archive)
+        for (path, problem) in signed.problems { Issue.record("\(path): \(problem)") }
+        #expect(signed.cmsChecked == 6)  // two slices of the app, Kit, the dylib, Share, Watch
+        #expect(signed.identifiers["Payload/Sample.app/Watch/Watch.app/Watch"] == "com.example.sample.watchkitapp")
+        let bytes = try archive.read(#require(archive.entry(named: "Payload/Sample.app/Sample")), maximumSize: 1 << 24)
+        let file = try MachOFile(bytes: bytes)
+        #expect(file.architectureNames == ["armv7", "arm64"])
+        for slice in file.slices {
+            let range = try #require(slice.codeSignatureRange)
+            let start = Int(slice.offset) + Int(range.offset)
+            let signature = try EmbeddedSignature(bytes: Array(bytes[start..<(start + Int(range.size))]))
+            let types = signature.codeDirectories.map(\.hashType)
+            #expect(types == (slice.architecture.name == "armv7" ? [.sha1, .sha256] : [.sha256]), "\(slice.architecture.name)")
+            // Fat slices stay aligned to 2^14.
+            #expect(slice.offset % (1 << 14) == 0)
+        }
+    }
+
     @Test func errorsWriteNothing() throws {
         let scratch = try ScratchDirectory("sign-errors")
         let input = try scratch.write("Sample.ipa", Self.app().bytes())
