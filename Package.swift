@@ -39,6 +39,7 @@ let package = Package(
         .library(name: "CodeSignature", targets: ["CodeSignature"]),
         .library(name: "AppBundle", targets: ["AppBundle"]),
         .library(name: "Signing", targets: ["Signing"]),
+        .library(name: "Verification", targets: ["Verification"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -102,17 +103,25 @@ let package = Package(
             dependencies: ["IPAArchive", "PropertyList", "PNG", "AssetCatalog", "MachO", "FormatSupport"],
             swiftSettings: strict),
 
+        // Verification: every code signature of an IPA checked (pages, special slots, CMS, seals,
+        // profile consistency), entries streamed once on two workers.
+        .target(
+            name: "Verification",
+            dependencies: ["AppBundle", "CodeSignature", "CMS", "FormatSupport", "IPAArchive", "MachO", "PropertyList",
+                           "ProvisioningProfile"] + certificateLibraries,
+            swiftSettings: strict),
+
         // Checks and the report: every finding, produced as data.
         .target(
             name: "Checks",
             dependencies: ["AppBundle", "CodeSignature", "FormatSupport", "IPAArchive", "MachO", "Policy", "PropertyList", "ProvisioningProfile",
-                           .product(name: "Crypto", package: "swift-crypto")],
+                           "Verification", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
         // Wrapping: the policy bundle, the repack and the .mdx container.
         .target(
             name: "Wrapping",
-            dependencies: ["Checks", "Signing", "AppBundle", "IPAArchive", "Policy", "PropertyList", "FormatSupport",
+            dependencies: ["Checks", "Signing", "AppBundle", "CodeSignature", "IPAArchive", "Policy", "PropertyList", "FormatSupport",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
@@ -135,7 +144,7 @@ let package = Package(
             name: "ipawrap",
             dependencies: [
                 "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile", "Batch",
-                "Signing", "SigningIdentity", "PropertyList",
+                "Signing", "SigningIdentity", "PropertyList", "Verification",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -183,6 +192,10 @@ let package = Package(
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
         .testTarget(name: "ChecksTests", dependencies: ["Checks", "AppBundle", "CodeSignature", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "VerificationTests",
+            dependencies: ["Verification", "AppBundle", "CodeSignature", "MachO", "PropertyList", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "WrappingTests", dependencies: ["Wrapping", "Checks", "Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BatchTests", dependencies: ["Batch", "Checks", "Wrapping", "Policy", "PNG", "XMLSupport", "TestSupport"],

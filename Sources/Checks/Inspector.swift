@@ -2,6 +2,7 @@ import AppBundle
 import Crypto
 import FormatSupport
 import IPAArchive
+import Verification
 
 /// The result of inspecting an IPA: the report, and the model it was built from (so `wrap` can
 /// use it without reading the archive again).
@@ -32,7 +33,14 @@ public enum Inspector {
                 entries: archive.archive.zip.entries.count, rootItems: archive.rootItems),
             app: appSection(context))
         report.bundles = archive.allBundles.map { bundle in
-            Report.Bundle(path: bundle.path, kind: bundle.kind.rawValue, bundleId: bundle.bundleIdentifier, version: bundle.shortVersion)
+            Report.Bundle(
+                path: bundle.path, kind: bundle.kind.rawValue, bundleId: bundle.bundleIdentifier, version: bundle.shortVersion,
+                signature: SignatureSummary.read(bundle, in: archive).map { summary in
+                    Report.Signature(
+                        signed: summary.signed, adHoc: summary.adHoc, cdhash: summary.cdhash, teamId: summary.teamIdentifier,
+                        hashTypes: summary.hashTypes, certificateSubject: summary.certificate?.subject,
+                        certificateExpiry: summary.certificate?.notValidAfter)
+                })
         }
         IconChecks.apply(context, to: &report)
         BundleChecks.apply(context, to: &report)
