@@ -123,7 +123,8 @@ struct BundleTree {
     /// The Mach-O headers of the file at `path`, or nil when it is not Mach-O.
     func machO(at path: String) throws -> MachOFile? {
         var source = try source(at: path)
-        guard source.size >= 4, MachOFile.isMachO(prefix: try source.read(offset: 0, count: 4)) else { return nil }
+        // Eight bytes tell a fat header from a Java class file.
+        guard source.size >= 8, MachOFile.isMachO(prefix: try source.read(offset: 0, count: 8)) else { return nil }
         return try MachOFile(reading: &source)
     }
 

@@ -52,6 +52,18 @@ import TestSupport
                 + (try identityArguments(.openssl, scratch)) + (try profileArguments(scratch)) + extra)
     }
 
+    /// `ipawrap verify` (the verifier of issue 16, independent of the signer) accepts `path`
+    /// with no error finding.
+    static func expectVerifies(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try Command.ipawrap(["verify", path, "--json"])
+        let report = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any] ?? [:]
+        let errors = (report["findings"] as? [[String: Any]] ?? []).filter { $0["severity"] as? String == "error" }.map {
+            "\($0["code"] as? String ?? "?") \($0["path"] as? String ?? ""): \($0["message"] as? String ?? "")"
+        }
+        #expect(result.status == 0, "verify: \(errors) \(result.stderr)", sourceLocation: sourceLocation)
+        #expect(errors.isEmpty, "\(errors)", sourceLocation: sourceLocation)
+    }
+
     @Test func signsEveryBundleAndTheOutputReadsBack() throws {
         let scratch = try ScratchDirectory("sign")
         let input = try scratch.write("Sample.ipa", Self.app().bytes())
@@ -69,6 +81,7 @@ import TestSupport
         #expect(signed.identifiers["Payload/Sample.app/Frameworks/libswiftCore.dylib"] == "libswiftCore")
         for (path, report) in signed.problems { Issue.record("\(path): \(report)") }
         #expect(signed.cmsChecked == 4)
+        try Self.expectVerifies(output)
 
         // Each bundle's seal matches its contents: rebuilt independently of the signer from the
         // output's entries and compared by the model.
@@ -118,6 +131,7 @@ import TestSupport
             "Payload/Sample.app/PlugIns/Share.appex/Share": "com.example.sample.share",
         ])
         #expect(signed.cmsChecked == 3)
+        try Self.expectVerifies(output)
     }
 
     /// Signing an app that is already signed (by ipawrap, with another key type and time)
@@ -135,6 +149,7 @@ import TestSupport
         let signed = try SignedOutput(archive: ZipArchive(path: again))
         for (path, problem) in signed.problems { Issue.record("\(path): \(problem)") }
         #expect(signed.cmsChecked == 4)
+        try Self.expectVerifies(again)
         // The old LC_CODE_SIGNATURE space was reused: the binaries kept their size.
         let before = try ZipArchive(path: first)
         let after = try ZipArchive(path: again)
@@ -171,6 +186,12 @@ import TestSupport
         for (path, problem) in signed.problems { Issue.record("\(path): \(problem)") }
         #expect(signed.cmsChecked == 6)  // two slices of the app, Kit, the dylib, Share, Watch
         #expect(signed.identifiers["Payload/Sample.app/Watch/Watch.app/Watch"] == "com.example.sample.watchkitapp")
+        // The verifier (issue 16) wants CDHashes2 to list the SHA-1 CodeDirectory too; the CMS
+        // builder lists only SHA-256 and stronger ones, as its documentation says codesign and
+        // zsign do. Until the two agree, the armv7 slice's signature is reported.
+        withKnownIssue("verify and CMSBuilder disagree on CDHashes2 for a SHA-1 + SHA-256 signature") {
+            try Self.expectVerifies(output)
+        }
         let bytes = try archive.read(#require(archive.entry(named: "Payload/Sample.app/Sample")), maximumSize: 1 << 24)
         let file = try MachOFile(bytes: bytes)
         #expect(file.architectureNames == ["armv7", "arm64"])
@@ -229,7 +250,7 @@ struct SignedOutput {
         // The app's code; SwiftSupport/ beside it keeps Apple's signatures and is not re-signed.
         for entry in archive.entries where entry.kind == .file && entry.path.hasPrefix("Payload/") {
             let bytes = try archive.read(entry, maximumSize: 256 << 20)
-            guard bytes.count >= 4, MachOFile.isMachO(prefix: bytes.prefix(4)) else { continue }
+            guard bytes.count >= 8, MachOFile.isMachO(prefix: bytes.prefix(8)) else { continue }
             let path = entry.path
             let file = try MachOFile(bytes: bytes)
             for slice in file.slices {
@@ -309,9 +330,9 @@ extension SignedOutput {
     /// Archive paths of every Mach-O file.
     static func machOPaths(_ archive: ZipArchive) throws -> [String] {
         var paths: [String] = []
-        for entry in archive.entries where entry.kind == .file && entry.uncompressedSize >= 4 && entry.path.hasPrefix("Payload/") {
+        for entry in archive.entries where entry.kind == .file && entry.uncompressedSize >= 8 && entry.path.hasPrefix("Payload/") {
             let source = archive.byteSource(for: entry)
-            if MachOFile.isMachO(prefix: try source.read(offset: 0, count: 4)) { paths.append(entry.path) }
+            if MachOFile.isMachO(prefix: try source.read(offset: 0, count: 8)) { paths.append(entry.path) }
         }
         return paths
     }

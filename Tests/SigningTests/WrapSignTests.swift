@@ -30,6 +30,7 @@ import TestSupport
         #expect(seal.contains("MDXPolicy.bundle/policy_metadata.xml"))
         let listing = try SignedOutput(archive: ZipArchive(path: onePass))
         for (path, problem) in listing.problems { Issue.record("\(path): \(problem)") }
+        try SignCommandTests.expectVerifies(onePass)
     }
 
     @Test func identityOptionsNeedSign() throws {

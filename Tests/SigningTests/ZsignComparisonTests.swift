@@ -99,5 +99,6 @@ import TestSupport
         let signed = try SignedOutput(archive: ZipArchive(path: output))
         for (path, problem) in signed.problems { Issue.record("\(path): \(problem)") }
         #expect(signed.cmsChecked == 4)
+        try SignCommandTests.expectVerifies(output)
     }
 }
