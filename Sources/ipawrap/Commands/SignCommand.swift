@@ -42,18 +42,10 @@ struct SignCommand: ParsableCommand {
             let outcome = try Resigner.sign(
                 input: ipa, output: output, checks: try checks.checkOptions(), limits: limits.limits,
                 repack: RepackOptions(timestamp: .latestInArchive, synchronize: fsync), signing: request, tool: ToolInfo.tool)
-            if json {
-                print(try ReportRendering.json(outcome.report))
-            } else {
-                print(ReportRendering.text(outcome.report))
+            let summary = outcome.outputSize.map { size in
+                "Signed \(ipa) into \(output) (\(size) bytes) as \(request.identity.commonName ?? "?")"
             }
-            if let size = outcome.outputSize {
-                let line = "Signed \(ipa) into \(output) (\(size) bytes) as \(request.identity.commonName ?? "?")"
-                if json { Terminal.standardError(line) } else { print("\n" + line) }
-            } else {
-                let errors = outcome.report.findings.filter { $0.severity == .error }.map(\.code)
-                Terminal.standardError("ipawrap: \(ipa): not signed because of \(errors.joined(separator: ", ")); nothing was written")
-            }
+            try ReportRendering.printOutcome(outcome.report, json: json, input: ipa, summary: summary, notDone: "not signed")
             return outcome.written
         }
         if !written { throw ExitCode(1) }

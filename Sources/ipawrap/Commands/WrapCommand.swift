@@ -51,20 +51,13 @@ struct WrapCommand: ParsableCommand {
                 request.signing = try signing.request()
             }
             let outcome = try Wrapper.wrap(request, tool: ToolInfo.tool)
-            if json {
-                print(try ReportRendering.json(outcome.report))
-            } else {
-                print(ReportRendering.text(outcome.report))
-            }
+            var summary: String?
             if let policy = outcome.policy, let size = outcome.outputSize {
                 let changed = policy.changedPolicies.isEmpty ? "" : ", set \(policy.changedPolicies.joined(separator: ", "))"
-                let line = "Wrapped \(ipa) into \(output) (\(request.format.rawValue), \(size) bytes): policy '\(policy.templateName)', "
+                summary = "Wrapped \(ipa) into \(output) (\(request.format.rawValue), \(size) bytes): policy '\(policy.templateName)', "
                     + "\(policy.mode.rawValue) mode, \(policy.policyCount) policies\(changed), toolkit \(policy.toolkitVersion)"
-                if json { Terminal.standardError(line) } else { print("\n" + line) }
-            } else {
-                let errors = outcome.report.findings.filter { $0.severity == .error }.map(\.code)
-                Terminal.standardError("ipawrap: \(ipa): not wrapped because of \(errors.joined(separator: ", ")); nothing was written")
             }
+            try ReportRendering.printOutcome(outcome.report, json: json, input: ipa, summary: summary, notDone: "not wrapped")
             return outcome.written
         }
         if !written { throw ExitCode(1) }

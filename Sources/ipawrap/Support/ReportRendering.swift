@@ -4,6 +4,22 @@ import Foundation
 /// Renders reports: JSON for pipelines (sorted keys, so the same report gives the same bytes),
 /// and a short text form for people.
 enum ReportRendering {
+    /// What `wrap` and `sign` print: the report (text or JSON), then `summary` when an output was
+    /// written (on standard error beside JSON), else which error findings stopped it.
+    static func printOutcome(_ report: Report, json: Bool, input: String, summary: String?, notDone: String) throws {
+        if json {
+            print(try ReportRendering.json(report))
+        } else {
+            print(ReportRendering.text(report))
+        }
+        if let summary {
+            if json { Terminal.standardError(summary) } else { print("\n" + summary) }
+        } else {
+            let errors = report.findings.filter { $0.severity == .error }.map(\.code)
+            Terminal.standardError("ipawrap: \(input): \(notDone) because of \(errors.joined(separator: ", ")); nothing was written")
+        }
+    }
+
     static func json(_ report: Report) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
