@@ -174,6 +174,8 @@ let package = Package(
         .testTarget(
             name: "BatchTests", dependencies: ["Batch", "Checks", "Wrapping", "Policy", "PNG", "XMLSupport", "TestSupport"],
             swiftSettings: strict),
+        // The layering of ARCHITECTURE.md, checked against this file's dependency lists.
+        .testTarget(name: "ArchitectureTests", dependencies: ["TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "CLITests",
             dependencies: ["IPAArchive", "TestSupport"],
