@@ -1,6 +1,7 @@
 import Checks
 import IPAArchive
 import Policy
+import ToolData
 
 /// Everything `wrap` is asked to do.
 public struct WrapRequest: Sendable {
@@ -26,14 +27,15 @@ public struct WrapRequest: Sendable {
     public var mode: AppMode?
     /// Replace a policy bundle that is already there.
     public var rewrap: Bool
-    public var templates: TemplateDirectory
+    /// The Templates folder, SDK catalog and toolkit version, resolved once by the caller.
+    public var toolData: ToolData
     public var repack: RepackOptions
 
     public init(
         input: String, output: String, format: Format = .ipa, checks: CheckOptions = CheckOptions(),
         limits: ArchiveLimits = .default, template: String? = nil, policyFile: String? = nil,
         overrides: [PolicyOverride] = [], mode: AppMode? = nil, rewrap: Bool = false,
-        templates: TemplateDirectory, repack: RepackOptions = RepackOptions()
+        toolData: ToolData, repack: RepackOptions = RepackOptions()
     ) {
         self.input = input
         self.output = output
@@ -45,7 +47,7 @@ public struct WrapRequest: Sendable {
         self.overrides = overrides
         self.mode = mode
         self.rewrap = rewrap
-        self.templates = templates
+        self.toolData = toolData
         self.repack = repack
     }
 

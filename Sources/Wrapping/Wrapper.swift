@@ -4,6 +4,7 @@ import Foundation
 import IPAArchive
 import Policy
 import PropertyList
+import ToolData
 
 /// `ipawrap wrap`: runs every check of `check`; on any error finding writes nothing; otherwise
 /// embeds the policy bundle and repacks with the raw-copy writer (every other entry byte for byte),
@@ -12,12 +13,11 @@ public enum Wrapper {
     public static func wrap(_ request: WrapRequest, tool: Report.Tool) throws -> WrapOutcome {
         // The policy first: a mistake in the request should not wait for the archive.
         let (template, templateName) = try loadPolicy(request)
-        let toolkitVersion = try request.checks.toolkitVersion ?? request.templates.toolkitVersion()
-        var checks = request.checks
-        checks.toolkitVersion = toolkitVersion
+        let toolkitVersion = request.toolData.toolkitVersion.text
         let mode = request.mode ?? template.mode
 
-        let inspection = try Inspector.inspect(path: request.input, options: checks, limits: request.limits, tool: tool)
+        let inspection = try Inspector.inspect(
+            path: request.input, options: request.checks, data: request.toolData.checks, limits: request.limits, tool: tool)
         var report = inspection.report
         let archive = inspection.archive
         let bundlePath = archive.app.path + "/" + PolicyBundle.folderName
@@ -79,11 +79,11 @@ public enum Wrapper {
             } catch {
                 throw WrapError.policyFileUnreadable(file, reason: error.localizedDescription)
             }
-            template = try PolicyTemplate(bytes: bytes, schema: request.templates.loadSchema())
+            template = try PolicyTemplate(bytes: bytes, schema: request.toolData.templates.loadSchema())
             name = URL(fileURLWithPath: file).lastPathComponent
         } else {
             name = request.template ?? WrapRequest.defaultTemplate
-            template = try request.templates.loadPolicyTemplate(named: name)
+            template = try request.toolData.templates.loadPolicyTemplate(named: name)
         }
         try template.apply(request.overrides)
         return (template, name)

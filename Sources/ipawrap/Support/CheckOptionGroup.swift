@@ -1,6 +1,7 @@
 import ArgumentParser
 import Checks
 import Foundation
+import ToolData
 
 /// Options that change findings, shared by `inspect`, `check` and `wrap`.
 struct CheckOptionGroup: ParsableArguments {
@@ -44,9 +45,15 @@ struct CheckOptionGroup: ParsableArguments {
             }
         }
         return CheckOptions(
-            toolkitVersion: toolkitVersion, appProfile: appProfile, bundleProfiles: bundleProfiles,
+            appProfile: appProfile, bundleProfiles: bundleProfiles,
             profilesDirectory: profilesDir, allowWildcard: allowWildcard, evaluationDate: try parsedDate(),
             computeSHA256: sha256)
+    }
+
+    /// The Templates folder (`--templates`, where the command has it, else the usual search),
+    /// its SDK catalog and the toolkit version (`--toolkit-version` wins), resolved once.
+    func toolData(templatesPath: String? = nil) throws -> ToolData {
+        try ToolData.resolve(templatesPath: templatesPath, toolkitVersionOption: toolkitVersion)
     }
 
     private func parsedDate() throws -> Date? {
