@@ -111,7 +111,7 @@ let package = Package(
         // Tool data: the Templates folder, its SDK catalog and the toolkit version, resolved once
         // by the command line and passed down.
         .target(
-            name: "ToolData", dependencies: ["Checks", "Policy", "FormatSupport"], swiftSettings: strict),
+            name: "ToolData", dependencies: ["Checks", "Policy", "XMLSupport", "FormatSupport"], swiftSettings: strict),
 
         // Wrapping: the policy bundle, the repack and the .mdx container.
         .target(
@@ -172,7 +172,7 @@ let package = Package(
             name: "SigningIdentityTests",
             dependencies: ["SigningIdentity", "CMS", "TestSupport"] + certificateLibraries,
             swiftSettings: strict),
-        .testTarget(name: "PolicyTests", dependencies: ["Policy", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "PolicyTests", dependencies: ["Policy", "ToolData", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
         .testTarget(name: "ChecksTests", dependencies: ["Checks", "ToolData", "Policy", "AppBundle", "CodeSignature", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
         .testTarget(name: "WrappingTests", dependencies: ["Wrapping", "ToolData", "Checks", "Policy", "TestSupport"], swiftSettings: strict),

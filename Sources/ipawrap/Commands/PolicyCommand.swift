@@ -2,6 +2,7 @@ import ArgumentParser
 import FormatSupport
 import Foundation
 import Policy
+import ToolData
 
 struct PolicyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
