@@ -1,5 +1,6 @@
 import AppBundle
 import Checks
+import FormatSupport
 import Foundation
 import IPAArchive
 import Policy
@@ -116,9 +117,9 @@ public struct BatchJob: Sendable {
         }
         let exitCode: Int32
         switch operation {
-        case .inspect: exitCode = 0
-        case .check: exitCode = report?.hasErrors == true ? 1 : 0
-        case .wrap: exitCode = written == nil ? 1 : 0
+        case .inspect: exitCode = ExitStatus.success
+        case .check: exitCode = report?.hasErrors == true ? ExitStatus.findings : ExitStatus.success
+        case .wrap: exitCode = written == nil ? ExitStatus.findings : ExitStatus.success
         }
         return BatchResult(
             input: input, exitCode: exitCode, report: report, failure: nil, output: written, seconds: seconds(),
@@ -164,19 +165,7 @@ extension BatchJob {
     /// alike (an unknown template, a malformed `--policy` file, a bad `--set`). The toolkit
     /// version and catalog are already resolved in the request's `ToolData`.
     public static func prepareWrap(_ request: WrapRequest) throws -> WrapRequest {
-        var template: PolicyTemplate
-        if let file = request.policyFile {
-            let bytes: [UInt8]
-            do {
-                bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
-            } catch {
-                throw WrapError.policyFileUnreadable(file, reason: InputDiscovery.reason(error))
-            }
-            template = try PolicyTemplate(bytes: bytes, schema: request.toolData.templates.loadSchema())
-        } else {
-            template = try request.toolData.templates.loadPolicyTemplate(named: request.template ?? WrapRequest.defaultTemplate)
-        }
-        try template.apply(request.overrides)
+        _ = try request.loadPolicy()
         return request
     }
 }

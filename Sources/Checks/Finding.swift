@@ -49,3 +49,11 @@ public struct Finding: Codable, Sendable, Equatable, Hashable {
         case code, severity, message, path, remedy
     }
 }
+
+extension Finding {
+    /// The order of a report's findings, decided here only: errors, then warnings, then infos;
+    /// within a severity by code, then by path (none first).
+    public static func reportOrder(_ lhs: Finding, _ rhs: Finding) -> Bool {
+        (lhs.severity, lhs.code, lhs.path ?? "") < (rhs.severity, rhs.code, rhs.path ?? "")
+    }
+}

@@ -39,7 +39,7 @@ public enum Inspector {
         try ProfileChecks.apply(context, to: &report)
         // A limit hit by a read that became a finding refuses the input all the same.
         try archive.checkLimits()
-        report.findings.sort { ($0.severity, $0.code, $0.path ?? "") < ($1.severity, $1.code, $1.path ?? "") }
+        report.findings.sort(by: Finding.reportOrder)
         return Inspection(report: report, archive: archive, icon: icon)
     }
 

@@ -644,7 +644,8 @@ public struct ProfileSummary: Encodable, Sendable, Equatable {
             signedBy: profile.signingCertificates.map { $0.commonName ?? $0.subject },
             contentChunks: profile.signedData.contentChunkCount)
         findings = ProfileChecks.profileFindings(profile, file: file, bundle: nil, now: now, allowWildcard: allowWildcard)
-        findings.sort { ($0.severity, $0.code) < ($1.severity, $1.code) }
+        // Every finding of one profile has its file as path, so this is severity, then code.
+        findings.sort(by: Finding.reportOrder)
     }
 
     public func encode(to encoder: any Encoder) throws {

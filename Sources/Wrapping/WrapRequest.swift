@@ -1,4 +1,5 @@
 import Checks
+import Foundation
 import IPAArchive
 import Policy
 import ToolData
@@ -53,6 +54,28 @@ public struct WrapRequest: Sendable {
 
     /// The template used when neither `template` nor `policyFile` is given.
     public static let defaultTemplate = "premium"
+
+    /// The template (or `--policy` file, validated) with the overrides applied, and its name:
+    /// `wrap` and a batch's check before any input both load the policy here.
+    public func loadPolicy() throws -> (template: PolicyTemplate, name: String) {
+        var policy: PolicyTemplate
+        let name: String
+        if let file = policyFile {
+            let bytes: [UInt8]
+            do {
+                bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+            } catch {
+                throw WrapError.policyFileUnreadable(file, reason: error.localizedDescription)
+            }
+            policy = try PolicyTemplate(bytes: bytes, schema: toolData.templates.loadSchema())
+            name = URL(fileURLWithPath: file).lastPathComponent
+        } else {
+            name = template ?? WrapRequest.defaultTemplate
+            policy = try toolData.templates.loadPolicyTemplate(named: name)
+        }
+        try policy.apply(overrides)
+        return (policy, name)
+    }
 }
 
 /// What `wrap` did.

@@ -12,7 +12,7 @@ import ToolData
 public enum Wrapper {
     public static func wrap(_ request: WrapRequest, tool: Report.Tool) throws -> WrapOutcome {
         // The policy first: a mistake in the request should not wait for the archive.
-        let (template, templateName) = try loadPolicy(request)
+        let (template, templateName) = try request.loadPolicy()
         let toolkitVersion = request.toolData.toolkitVersion.text
         let mode = request.mode ?? template.mode
 
@@ -39,7 +39,7 @@ public enum Wrapper {
                 message: "--mode \(requested.rawValue) differs from the \(template.mode.rawValue) mode of the policy '\(templateName)'",
                 path: nil))
         }
-        report.findings.sort { ($0.severity, $0.code, $0.path ?? "") < ($1.severity, $1.code, $1.path ?? "") }
+        report.findings.sort(by: Finding.reportOrder)
         guard !report.hasErrors else {
             return WrapOutcome(report: report, written: false, policy: nil, outputSize: nil)
         }
@@ -66,26 +66,5 @@ public enum Wrapper {
                 verify: verifyIPA)
         }
         return WrapOutcome(report: report, written: true, policy: policy, outputSize: size)
-    }
-
-    /// The template (or `--policy` file, validated) with the overrides applied, and its name.
-    private static func loadPolicy(_ request: WrapRequest) throws -> (PolicyTemplate, String) {
-        var template: PolicyTemplate
-        let name: String
-        if let file = request.policyFile {
-            let bytes: [UInt8]
-            do {
-                bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
-            } catch {
-                throw WrapError.policyFileUnreadable(file, reason: error.localizedDescription)
-            }
-            template = try PolicyTemplate(bytes: bytes, schema: request.toolData.templates.loadSchema())
-            name = URL(fileURLWithPath: file).lastPathComponent
-        } else {
-            name = request.template ?? WrapRequest.defaultTemplate
-            template = try request.toolData.templates.loadPolicyTemplate(named: name)
-        }
-        try template.apply(request.overrides)
-        return (template, name)
     }
 }

@@ -9,21 +9,17 @@ func reportingErrors<T>(_ body: () throws -> T) throws -> T {
         return try body()
     } catch let error as CodedError {
         Terminal.standardError("ipawrap: error[\(error.code)]: \(error)")
-        throw ExitCode(exitStatus(for: error.category))
+        throw ExitCode(error.category.exitStatus)
     } catch let error as ExitCode {
         throw error
     } catch {
         Terminal.standardError("ipawrap: internal error: \(error)")
-        throw ExitCode(70)
+        throw ExitCode(ExitStatus.internalError)
     }
 }
 
 func exitStatus(for category: ErrorCategory) -> Int32 {
-    switch category {
-    case .usage: 64
-    case .invalidInput: 65
-    case .io: 74
-    }
+    category.exitStatus
 }
 
 enum Terminal {
