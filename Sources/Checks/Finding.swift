@@ -20,7 +20,7 @@ public enum Severity: String, Codable, Sendable, Comparable, CaseIterable {
 /// One result of a check: what was found, where, and what to do about it. Checks produce
 /// findings as data; the command line renders them.
 public struct Finding: Codable, Sendable, Equatable, Hashable {
-    /// A stable code from `FindingCatalog`, e.g. `APP_ID_WILDCARD`.
+    /// A stable code of `FindingCode.all` (the README's *Finding codes*), e.g. `APP_ID_WILDCARD`.
     public var code: String
     public var severity: Severity
     /// One or two sentences naming the bundle or file and what is wrong.
