@@ -1,4 +1,5 @@
 import Checks
+import FormatSupport
 import Foundation
 import IPAArchive
 import Policy
@@ -63,11 +64,12 @@ public struct WrapRequest: Sendable {
         if let file = policyFile {
             let bytes: [UInt8]
             do {
-                bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+                bytes = try FileByteSource.wholeFile(file, limit: PolicyDocument.readLimit)
             } catch {
-                throw WrapError.policyFileUnreadable(file, reason: error.localizedDescription)
+                throw WrapError.policyFileUnreadable(file, reason: error.reason)
             }
-            policy = try PolicyTemplate(bytes: bytes, schema: toolData.templates.loadSchema())
+            let schema = try toolData.templates.loadSchema()
+            policy = try inLocation(file) { try PolicyTemplate(bytes: bytes, schema: schema) }
             name = URL(fileURLWithPath: file).lastPathComponent
         } else {
             name = template ?? WrapRequest.defaultTemplate

@@ -1,5 +1,6 @@
 import AppBundle
 import Checks
+import FormatSupport
 import Foundation
 import IPAArchive
 import Policy

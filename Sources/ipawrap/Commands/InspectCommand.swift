@@ -20,7 +20,7 @@ struct InspectCommand: ParsableCommand {
     @OptionGroup var limits: ArchiveLimitOptions
 
     func run() throws {
-        try reportingErrors {
+        try reportingErrors(json: output.json ? ipa : nil) {
             let options = try checks.checkOptions(sha256: output.sha256)
             let inspection = try Inspector.inspect(
                 path: ipa, options: options, data: try checks.toolData().checks, limits: limits.limits, tool: ToolInfo.tool)
@@ -44,7 +44,7 @@ struct CheckCommand: ParsableCommand {
     @OptionGroup var limits: ArchiveLimitOptions
 
     func run() throws {
-        let failed = try reportingErrors {
+        let failed = try reportingErrors(json: output.json ? ipa : nil) {
             let options = try checks.checkOptions(sha256: output.sha256)
             let inspection = try Inspector.inspect(
                 path: ipa, options: options, data: try checks.toolData().checks, limits: limits.limits, tool: ToolInfo.tool)
