@@ -3,6 +3,7 @@ import FormatSupport
 import Foundation
 import IPAArchive
 import Policy
+import Signing
 import ToolData
 
 /// Everything `wrap` is asked to do.
@@ -32,13 +33,16 @@ public struct WrapRequest: Sendable {
     /// The Templates folder, SDK catalog and toolkit version, resolved once by the caller.
     public var toolData: ToolData
     public var repack: RepackOptions
+    /// `--sign`: re-sign every bundle in the same archive write.
+    public var signing: SigningRequest?
 
     public init(
         input: String, output: String, format: Format = .ipa, checks: CheckOptions = CheckOptions(),
         limits: ArchiveLimits = .default, template: String? = nil, policyFile: String? = nil,
         overrides: [PolicyOverride] = [], mode: AppMode? = nil, rewrap: Bool = false,
-        toolData: ToolData, repack: RepackOptions = RepackOptions()
+        toolData: ToolData, repack: RepackOptions = RepackOptions(), signing: SigningRequest? = nil
     ) {
+        self.signing = signing
         self.input = input
         self.output = output
         self.format = format

@@ -15,9 +15,10 @@ import TestSupport
             "Policy", "CMS", "SigningIdentity", "CodeSignature", "ProvisioningProfile",
         ]),
         ("bundle model", ["AppBundle"]),
+        ("bundle signatures", ["Verification", "Signing"]),
         ("checks", ["Checks"]),
         ("tool data", ["ToolData"]),
-        ("wrapping and signing", ["Wrapping"]),
+        ("wrapping", ["Wrapping"]),
         ("batch", ["Batch"]),
         ("command line and tools", ["ipawrap", "ipawrap-bench", "sample-generator"]),
     ]
