@@ -30,6 +30,7 @@ struct ZsignSignedTests {
         armv7.cpuSubtype = 9
         var ipa = IPABuilder(appName: "Sample", bundleIdentifier: bundleIdentifier)
         ipa.executable = MachOBuilder.fat([MachOBuilder.FatSlice(armv7), MachOBuilder.FatSlice(signable(2, bundleIdentifier))])
+        ipa.addPrimaryIcon()
         ipa.addFile("Base.lproj/Main.storyboardc/Info.plist", Array("<plist/>".utf8))
         ipa.addFile("fr.lproj/Localizable.strings", Array("\"Hello\" = \"Bonjour\";".utf8))
         ipa.addFile("images/logo.dat", (0..<50000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
@@ -211,7 +212,7 @@ struct ZsignSignedInspectTests {
         #expect(invalidated.count == 1)
         let message = invalidated.first?["message"] as? String ?? ""
         #expect(message.contains("MDXPolicy.bundle/Info.plist and MDXPolicy.bundle/policy_metadata.xml are not in the seal"), "\(message)")
-        guard wrap.status == 0 else { return }
+        try #require(wrap.status == 0, "\(report["findings"] ?? "")")
         let (status, verified, _) = try ZsignSignedTests.verify(output)
         #expect(status == 1)
         #expect(ZsignSignedTests.errors(verified) == [
