@@ -1,6 +1,7 @@
 import ArgumentParser
 import Checks
 import Foundation
+import Policy
 
 @main
 struct IPAWrap: ParsableCommand {
@@ -19,7 +20,6 @@ struct IPAWrap: ParsableCommand {
             65 input that is not a readable, safe iOS app archive (or a malformed policy or profile), \
             74 the output cannot be written.
             """,
-        version: ToolInfo.version,
         subcommands: [
             InspectCommand.self,
             CheckCommand.self,
@@ -32,6 +32,22 @@ struct IPAWrap: ParsableCommand {
             BatchCommand.self,
         ]
     )
+
+    // Not ArgumentParser's built-in `--version`, which can only print a fixed string: the toolkit
+    // version comes from the Templates folder the installed tool finds at run time.
+    @Flag(help: ArgumentHelp(
+        "Print the version of ipawrap and of the MDX toolkit its Templates folder targets.",
+        discussion: "The Templates folder is found as for wrap: IPAWRAP_TEMPLATES, then beside the executable."))
+    var version = false
+
+    func run() throws {
+        guard version else { throw CleanExit.helpRequest(self) }
+        print("\(ToolInfo.name) \(ToolInfo.version)")
+        try reportingErrors {
+            let directory = try TemplateDirectory.locate()
+            print("toolkit \(try directory.toolkitVersion()) (templates: \(directory.url.path))")
+        }
+    }
 }
 
 enum ToolInfo {
