@@ -118,7 +118,7 @@ let package = Package(
         // Batch: many IPAs in parallel, per-input isolation, sharding, the HTML diagnostics report.
         .target(
             name: "Batch",
-            dependencies: ["Checks", "Wrapping", "AppBundle", "IPAArchive", "Policy", "PNG", "FormatSupport",
+            dependencies: ["Checks", "Wrapping", "AppBundle", "IPAArchive", "Policy", "PNG", "XMLSupport", "FormatSupport",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
@@ -127,6 +127,7 @@ let package = Package(
             name: "ipawrap",
             dependencies: [
                 "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile", "Batch",
+                "XMLSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
