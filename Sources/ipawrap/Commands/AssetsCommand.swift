@@ -1,6 +1,7 @@
 import AppBundle
 import ArgumentParser
 import AssetCatalog
+import FormatSupport
 import Foundation
 
 struct AssetsCommand: ParsableCommand {
@@ -27,14 +28,14 @@ struct AssetsCommand: ParsableCommand {
         @OptionGroup var limits: ArchiveLimitOptions
 
         func run() throws {
-            let found = try reportingErrors {
+            let found = try reportingErrors(json: json ? ipa : nil) {
                 let archive = try AppArchive(path: ipa, limits: limits.limits)
                 let path = archive.app.path + "/Assets.car"
                 guard let bytes = try archive.read(path, maximumSize: .max) else {  // within --max-memory
                     Terminal.standardError("ipawrap: \(ipa): the app has no Assets.car")
                     return false
                 }
-                let catalog = try AssetCatalog(bytes: bytes)
+                let catalog = try inLocation("\(ipa): \(path)") { try AssetCatalog(bytes: bytes) }
                 let rows = catalog.renditions.map { Row(rendition: $0, facet: catalog.facet(of: $0)?.name) }
                 if json {
                     let encoder = JSONEncoder()
@@ -44,7 +45,7 @@ struct AssetsCommand: ParsableCommand {
                     print("\(path): \(catalog.facets.count) facets, \(catalog.renditions.count) renditions "
                         + "(CoreUI \(catalog.header.coreUIVersion), \(catalog.header.versionString))")
                     for row in rows {
-                        print("  \(row.facet ?? "-")  \(row.name)  \(row.width)x\(row.height) @\(row.scale)x  "
+                        print("  \(Terminal.escaped(row.facet ?? "-"))  \(Terminal.escaped(row.name))  \(row.width)x\(row.height) @\(row.scale)x  "
                             + "idiom \(row.idiom)  \(row.pixelFormat)  \(row.compression ?? row.layout)"
                             + (row.extractable ? "" : "  (not extractable)"))
                     }
