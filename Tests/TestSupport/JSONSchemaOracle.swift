@@ -10,7 +10,7 @@ public enum JSONSchemaOracle {
         case report = "report.schema.json"
         /// One line of `batch ... --json-lines`.
         case batchRecord = "batch-record.schema.json"
-        /// A batch record's `failure`.
+        /// What `--json` prints when the command fails (its `failure` is a batch record's too).
         case error = "error.schema.json"
     }
 
@@ -40,9 +40,12 @@ public enum JSONSchemaOracle {
     /// What `Command.ipawrap` calls after every run: validates the JSON the arguments asked for.
     static func validateOutput(of arguments: [String], _ result: Command.Result) throws {
         guard isEnabled, let command = arguments.first, !result.stdout.isEmpty else { return }
+        let json = arguments.contains("--json") || arguments.joined(separator: " ").contains("--report-format json")
         if command == "batch", arguments.contains("--json-lines") {
             try validate(result.stdout, against: .batchRecord, jsonLines: true)
-        } else if ["inspect", "check", "wrap"].contains(command), arguments.contains("--json") {
+        } else if json, [64, 65, 74].contains(result.status) {
+            try validate(result.stdout, against: .error)
+        } else if ["inspect", "check", "wrap"].contains(command), json {
             try validate(result.stdout, against: .report)
         }
     }
