@@ -18,7 +18,7 @@ public enum WrapError: CodedError, Equatable {
 
     public var description: String {
         switch self {
-        case .policyFileUnreadable(let path, let reason): "cannot read the policy file \(path): \(reason)"
+        case .policyFileUnreadable(let path, let reason): "\(path): the policy file cannot be read: \(reason)"
         }
     }
 }

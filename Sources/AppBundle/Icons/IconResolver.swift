@@ -297,6 +297,7 @@ extension AppArchive {
         try archive.zip.reserveMemory(
             header.decodeMemory, for: "'\(icon.path)' decoded (\(header.width)x\(header.height))")
         // Icons are for display: a bad checksum does not stop decoding.
-        return try CgBIConverter.standardPNG(from: bytes, checksums: .ignore)
+        return try CgBIConverter.standardPNG(
+            from: bytes, limits: PNGLimits(clock: archive.zip.workClock()), checksums: .ignore)
     }
 }
