@@ -127,6 +127,7 @@ struct IconResolver {
             // The catalog is read whole, within the input's memory limit; so are the renditions decoded.
             var limits = AssetCatalog.Limits()
             limits.maximumPixels = min(limits.maximumPixels, zip.limits.maximumPixels)
+            limits.clock = zip.workClock()
             catalog = try AssetCatalog(bytes: zip.read(entry, maximumSize: .max), limits: limits)
         } catch {
             result.noteUnreadable(UnreadableIcon(path: catalogPath, reason: AppArchive.describe(error)))
