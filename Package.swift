@@ -38,6 +38,8 @@ let package = Package(
         .library(name: "ProvisioningProfile", targets: ["ProvisioningProfile"]),
         .library(name: "CodeSignature", targets: ["CodeSignature"]),
         .library(name: "AppBundle", targets: ["AppBundle"]),
+        .library(name: "Signing", targets: ["Signing"]),
+        .library(name: "Verification", targets: ["Verification"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -101,24 +103,44 @@ let package = Package(
             dependencies: ["IPAArchive", "PropertyList", "PNG", "AssetCatalog", "MachO", "FormatSupport"],
             swiftSettings: strict),
 
+        // Verification: every code signature of an IPA checked (pages, special slots, CMS, seals,
+        // profile consistency), entries streamed once on two workers.
+        .target(
+            name: "Verification",
+            dependencies: ["AppBundle", "CodeSignature", "CMS", "FormatSupport", "IPAArchive", "MachO", "PropertyList",
+                           "ProvisioningProfile"] + certificateLibraries,
+            swiftSettings: strict),
+
         // Checks and the report: every finding, produced as data.
         .target(
             name: "Checks",
             dependencies: ["AppBundle", "CodeSignature", "FormatSupport", "IPAArchive", "MachO", "Policy", "PropertyList", "ProvisioningProfile",
-                           .product(name: "Crypto", package: "swift-crypto")],
+                           "Verification", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
+
+        // Tool data: the Templates folder, its SDK catalog and the toolkit version, resolved once
+        // by the command line and passed down.
+        .target(
+            name: "ToolData", dependencies: ["Checks", "Policy", "XMLSupport", "FormatSupport"], swiftSettings: strict),
 
         // Wrapping: the policy bundle, the repack and the .mdx container.
         .target(
             name: "Wrapping",
-            dependencies: ["Checks", "AppBundle", "IPAArchive", "Policy", "PropertyList", "FormatSupport",
+            dependencies: ["Checks", "ToolData", "Signing", "AppBundle", "CodeSignature", "IPAArchive", "Policy", "PropertyList", "FormatSupport",
                            .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
+
+        // Signing: every bundle's signature planned innermost first, as archive edits.
+        .target(
+            name: "Signing",
+            dependencies: ["CodeSignature", "CMS", "SigningIdentity", "MachO", "ProvisioningProfile", "AppBundle",
+                           "IPAArchive", "PropertyList", "FormatSupport"] + certificateLibraries,
             swiftSettings: strict),
 
         // Batch: many IPAs in parallel, per-input isolation, sharding, the HTML diagnostics report.
         .target(
             name: "Batch",
-            dependencies: ["Checks", "Wrapping", "AppBundle", "IPAArchive", "Policy", "PNG", "FormatSupport",
+            dependencies: ["Checks", "ToolData", "Wrapping", "AppBundle", "IPAArchive", "Policy", "PNG", "FormatSupport",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
@@ -126,7 +148,8 @@ let package = Package(
         .executableTarget(
             name: "ipawrap",
             dependencies: [
-                "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile", "Batch",
+                "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile", "Batch", "ToolData",
+                "Signing", "SigningIdentity", "PropertyList", "Verification",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -167,13 +190,23 @@ let package = Package(
             name: "SigningIdentityTests",
             dependencies: ["SigningIdentity", "CMS", "TestSupport"] + certificateLibraries,
             swiftSettings: strict),
-        .testTarget(name: "PolicyTests", dependencies: ["Policy", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
-        .testTarget(name: "ChecksTests", dependencies: ["Checks", "AppBundle", "CodeSignature", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
-        .testTarget(name: "WrappingTests", dependencies: ["Wrapping", "Checks", "Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "BatchTests", dependencies: ["Batch", "Checks", "Wrapping", "Policy", "PNG", "XMLSupport", "TestSupport"],
+            name: "SigningTests",
+            dependencies: ["Signing", "CodeSignature", "MachO", "IPAArchive", "PropertyList", "FormatSupport", "TestSupport"],
             swiftSettings: strict),
+        .testTarget(name: "PolicyTests", dependencies: ["Policy", "ToolData", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
+        .testTarget(name: "ChecksTests", dependencies: ["Checks", "ToolData", "Policy", "AppBundle", "CodeSignature", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "VerificationTests",
+            dependencies: ["Verification", "AppBundle", "CodeSignature", "MachO", "PropertyList", "TestSupport"],
+            swiftSettings: strict),
+        .testTarget(name: "WrappingTests", dependencies: ["Wrapping", "ToolData", "Checks", "Policy", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "BatchTests", dependencies: ["Batch", "ToolData", "Checks", "Wrapping", "Policy", "PNG", "XMLSupport", "TestSupport"],
+            swiftSettings: strict),
+        // The layering of ARCHITECTURE.md, checked against this file's dependency lists.
+        .testTarget(name: "ArchitectureTests", dependencies: ["TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "CLITests",
             dependencies: ["IPAArchive", "TestSupport"],

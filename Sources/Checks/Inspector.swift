@@ -2,6 +2,7 @@ import AppBundle
 import Crypto
 import FormatSupport
 import IPAArchive
+import Verification
 
 /// The result of inspecting an IPA: the report, and the model it was built from (so `wrap` can
 /// use it without reading the archive again).
@@ -9,19 +10,21 @@ public struct Inspection {
     public let report: Report
     public let archive: AppArchive
     public let icon: IconResolution
+    /// The profile each bundle was judged with (what `sign` signs it with).
+    public let profileAssignments: [ProfileAssignment]
 }
 
 /// Builds the report of `inspect`, `check` and `wrap`: reads the bundle model, resolves the icon
 /// and runs every check area in a fixed order, so the same input gives the same report.
 public enum Inspector {
     public static func inspect(
-        path: String, options: CheckOptions = CheckOptions(), limits: ArchiveLimits = .default,
+        path: String, options: CheckOptions = CheckOptions(), data: CheckData, limits: ArchiveLimits = .default,
         tool: Report.Tool
     ) throws -> Inspection {
         let archive = try AppArchive(path: path, limits: limits)
         let icon = archive.resolveIcon()
         try archive.checkLimits()
-        let context = CheckContext(archive: archive, options: options, icon: icon)
+        let context = CheckContext(archive: archive, options: options, data: data, icon: icon)
         let digest = options.computeSHA256 ? try sha256(of: archive.archive.zip) : nil
         var report = Report(
             tool: tool,
@@ -30,17 +33,24 @@ public enum Inspector {
                 entries: archive.archive.zip.entries.count, rootItems: archive.rootItems),
             app: appSection(context))
         report.bundles = archive.allBundles.map { bundle in
-            Report.Bundle(path: bundle.path, kind: bundle.kind.rawValue, bundleId: bundle.bundleIdentifier, version: bundle.shortVersion)
+            Report.Bundle(
+                path: bundle.path, kind: bundle.kind.rawValue, bundleId: bundle.bundleIdentifier, version: bundle.shortVersion,
+                signature: SignatureSummary.read(bundle, in: archive).map { summary in
+                    Report.Signature(
+                        signed: summary.signed, adHoc: summary.adHoc, cdhash: summary.cdhash, teamId: summary.teamIdentifier,
+                        hashTypes: summary.hashTypes, certificateSubject: summary.certificate?.subject,
+                        certificateExpiry: summary.certificate?.notValidAfter)
+                })
         }
         IconChecks.apply(context, to: &report)
         BundleChecks.apply(context, to: &report)
-        try BinaryChecks.apply(context, to: &report)
+        BinaryChecks.apply(context, to: &report)
         try archive.checkLimits()
-        try ProfileChecks.apply(context, to: &report)
+        let assignments = try ProfileChecks.apply(context, to: &report)
         // A limit hit by a read that became a finding refuses the input all the same.
         try archive.checkLimits()
-        report.findings.sort { ($0.severity, $0.code, $0.path ?? "") < ($1.severity, $1.code, $1.path ?? "") }
-        return Inspection(report: report, archive: archive, icon: icon)
+        report.findings.sort(by: Finding.reportOrder)
+        return Inspection(report: report, archive: archive, icon: icon, profileAssignments: assignments)
     }
 
     private static func appSection(_ context: CheckContext) -> Report.App {

@@ -1,24 +1,45 @@
 import AppBundle
 import Checks
+import CodeSignature
 import FormatSupport
 import Foundation
 import IPAArchive
 import Policy
 import PropertyList
+import Signing
+import ToolData
 
 /// `ipawrap wrap`: runs every check of `check`; on any error finding writes nothing; otherwise
 /// embeds the policy bundle and repacks with the raw-copy writer (every other entry byte for byte),
 /// as an .ipa or inside an .mdx container.
 public enum Wrapper {
+    /// Which of the files `wrap` adds the app's seal covers, by the rules of its own
+    /// CodeResources (`rules2`, else `rules`): "MDXPolicy.bundle/Info.plist and … are not sealed".
+    /// Nil when the rules leave them all out; a seal that cannot be read is broken all the same.
+    static func brokenSeal(of archive: AppArchive) -> String? {
+        let path = archive.app.path + "/_CodeSignature/CodeResources"
+        let added = [PolicyBundle.folderName + "/Info.plist", PolicyBundle.folderName + "/" + PolicyBundle.policyFileName]
+        guard let bytes = try? archive.read(path, maximumSize: 16 << 20), let resources = try? CodeResources(bytes: bytes),
+            let rules = resources.rules2 ?? resources.rules, let ruleSet = try? ResourceRuleSet(rules),
+            let decisions = try? ruleSet.decide(added.map { ResourceEntry(path: $0, kind: .file) }, mainExecutable: nil)
+        else {
+            return "its seal cannot be read to say which files it covers"
+        }
+        let sealed = decisions.filter { $0.outcome == .sealed || $0.outcome == .nested }.map(\.path)
+        guard !sealed.isEmpty else { return nil }
+        return sealed.joined(separator: " and ") + (sealed.count == 1 ? " is" : " are")
+            + " not in the seal, which \(resources.rules2 != nil ? "rules2" : "rules") say must cover "
+            + (sealed.count == 1 ? "it" : "them")
+    }
+
     public static func wrap(_ request: WrapRequest, tool: Report.Tool) throws -> WrapOutcome {
         // The policy first: a mistake in the request should not wait for the archive.
-        let (template, templateName) = try loadPolicy(request)
-        let toolkitVersion = try request.checks.toolkitVersion ?? request.templates.toolkitVersion()
-        var checks = request.checks
-        checks.toolkitVersion = toolkitVersion
+        let (template, templateName) = try request.loadPolicy()
+        let toolkitVersion = request.toolData.toolkitVersion.text
         let mode = request.mode ?? template.mode
 
-        let inspection = try Inspector.inspect(path: request.input, options: checks, limits: request.limits, tool: tool)
+        let inspection = try Inspector.inspect(
+            path: request.input, options: request.checks, data: request.toolData.checks, limits: request.limits, tool: tool)
         var report = inspection.report
         let archive = inspection.archive
         let bundlePath = archive.app.path + "/" + PolicyBundle.folderName
@@ -27,11 +48,11 @@ public enum Wrapper {
             report.findings.append(Finding(
                 .alreadyWrapped, message: "\(archive.app.path) already holds \(PolicyBundle.folderName)", path: bundlePath))
         }
-        if archive.app.isSigned {
+        if archive.app.isSigned, request.signing == nil, let broken = brokenSeal(of: archive) {
             report.findings.append(Finding(
                 .signatureInvalidated,
                 message: "\(archive.app.path) is signed (_CodeSignature/CodeResources); adding \(PolicyBundle.folderName) "
-                    + "changes its sealed contents, so the signature no longer matches",
+                    + "changes its sealed contents (\(broken)), so the signature no longer matches",
                 path: archive.app.path + "/_CodeSignature/CodeResources"))
         }
         if let requested = request.mode, requested != template.mode {
@@ -40,19 +61,24 @@ public enum Wrapper {
                 message: "--mode \(requested.rawValue) differs from the \(template.mode.rawValue) mode of the policy '\(templateName)'",
                 path: nil))
         }
-        report.findings.sort { ($0.severity, $0.code, $0.path ?? "") < ($1.severity, $1.code, $1.path ?? "") }
+        report.findings.sort(by: Finding.reportOrder)
         guard !report.hasErrors else {
             return WrapOutcome(report: report, written: false, policy: nil, outputSize: nil)
         }
 
         let policy = try PolicyBundle(template: template, templateName: templateName, mode: mode, toolkitVersion: toolkitVersion)
         let toolName = "\(tool.name) \(tool.version)"
-        let edits = ArchiveEdits(
+        var edits = ArchiveEdits(
             additions: [
                 .init(name: bundlePath + "/" + PolicyBundle.policyFileName, content: .bytes(policy.policyXML)),
                 .init(name: bundlePath + "/Info.plist", content: .bytes(try policy.infoPlist(tool: toolName))),
             ],
             removals: alreadyWrapped ? [bundlePath] : [])
+        if let signing = request.signing {
+            edits = try ArchiveSigner.edits(
+                signing: archive, profiles: try Resigner.profiles(inspection.profileAssignments), applying: edits,
+                request: signing)
+        }
         let verifyIPA: ArchiveWriter.Verification = { path, limits in _ = try IPAArchive(path: path, limits: limits) }
 
         let size: UInt64
@@ -67,27 +93,5 @@ public enum Wrapper {
                 verify: verifyIPA)
         }
         return WrapOutcome(report: report, written: true, policy: policy, outputSize: size)
-    }
-
-    /// The template (or `--policy` file, validated) with the overrides applied, and its name.
-    private static func loadPolicy(_ request: WrapRequest) throws -> (PolicyTemplate, String) {
-        var template: PolicyTemplate
-        let name: String
-        if let file = request.policyFile {
-            let bytes: [UInt8]
-            do {
-                bytes = try FileByteSource.wholeFile(file, limit: PolicyDocument.readLimit)
-            } catch {
-                throw WrapError.policyFileUnreadable(file, reason: error.reason)
-            }
-            let schema = try request.templates.loadSchema()
-            template = try inLocation(file) { try PolicyTemplate(bytes: bytes, schema: schema) }
-            name = URL(fileURLWithPath: file).lastPathComponent
-        } else {
-            name = request.template ?? WrapRequest.defaultTemplate
-            template = try request.templates.loadPolicyTemplate(named: name)
-        }
-        try template.apply(request.overrides)
-        return (template, name)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import FormatSupport
 import Foundation
 import Policy
+import ToolData
 
 struct PolicyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -40,7 +41,7 @@ struct PolicyCommand: ParsableCommand {
                 Terminal.error(code: "POLICY_INVALID", "\(file): \(validation.issues.count) problem(s), listed above")
                 return false
             }
-            if !valid { throw ExitCode(65) }
+            if !valid { throw ExitCode(ExitStatus.invalidInput) }
         }
     }
 
