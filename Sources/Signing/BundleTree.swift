@@ -125,7 +125,7 @@ struct BundleTree {
         var source = try source(at: path)
         // Eight bytes tell a fat header from a Java class file.
         guard source.size >= 8, MachOFile.isMachO(prefix: try source.read(offset: 0, count: 8)) else { return nil }
-        return try MachOFile(reading: &source)
+        return try MachOFile(reading: &source, clock: archive.workClock())
     }
 
     /// Computes the digests each request asks for, from the files' current contents.

@@ -117,7 +117,7 @@ enum EntryHashing {
         var source = zip.byteSource(for: entry)
         let file: MachOFile
         do {
-            file = try MachOFile(reading: &source)
+            file = try MachOFile(reading: &source, clock: zip.workClock())
         } catch let error as ArchiveError {
             throw error
         } catch {

@@ -35,7 +35,15 @@ struct AssetsCommand: ParsableCommand {
                     Terminal.standardError("ipawrap: \(ipa): the app has no Assets.car")
                     return false
                 }
-                let catalog = try inLocation("\(ipa): \(path)") { try AssetCatalog(bytes: bytes) }
+                var catalogLimits = AssetCatalog.Limits()
+                catalogLimits.clock = archive.archive.zip.workClock()
+                let catalog: AssetCatalog
+                do {
+                    catalog = try inLocation("\(ipa): \(path)") { try AssetCatalog(bytes: bytes, limits: catalogLimits) }
+                } catch {
+                    try archive.checkLimits()
+                    throw error
+                }
                 let rows = catalog.renditions.map { Row(rendition: $0, facet: catalog.facet(of: $0)?.name) }
                 if json {
                     let encoder = JSONEncoder()

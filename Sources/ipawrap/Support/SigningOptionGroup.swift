@@ -79,7 +79,7 @@ struct SigningOptionGroup: ParsableArguments {
             do {
                 bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
             } catch {
-                throw SigningError(.entitlementsFile, "cannot read \(file): \(error.localizedDescription)", remedy: "check the path")
+                throw SigningError(.entitlementsFile, "\(file): cannot be read: \(error.localizedDescription)", remedy: "check the path")
             }
             guard let dictionary = (try? PropertyList(bytes: bytes))?.root.dictionary else {
                 throw SigningError(
