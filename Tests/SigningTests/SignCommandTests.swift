@@ -148,13 +148,21 @@ import TestSupport
     /// the new seal lists only files present and verify finds nothing missing.
     @Test func theIsignFixtureReSealsWhatItHolds() throws {
         let scratch = try ScratchDirectory("sign-isign")
-        let input = try IsignFixture.ipa(in: scratch)
+        // The trimmed fixture has no app icon, which `check` (and so `sign`) refuses: add one.
+        let input = try IsignFixture.ipa(in: scratch) { files in
+            let original = try #require(files["Info.plist"])
+            let parsed = try PropertyListSerialization.propertyList(from: Data(original), format: nil)
+            var info = try #require(parsed as? [String: Any])
+            info["CFBundleIcons"] = ["CFBundlePrimaryIcon": ["CFBundleIconFiles": ["AppIcon60x60"], "CFBundleIconName": "AppIcon"]]
+            files["Info.plist"] = [UInt8](try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0))
+            files["AppIcon60x60@2x.png"] = IPABuilder.iconPNG(size: 120, seed: 20, cgbi: true)
+        }
         let profile = try scratch.write("isign.mobileprovision", ProfileBuilder.signingFixture(.isign))
         let output = scratch.path("Test.signed.ipa")
         let result = try Command.ipawrap(
             ["sign", input, "-o", output, "--signing-time", Self.signingTime]
                 + (try Self.identityArguments(.openssl, scratch)) + ["--profile", profile])
-        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        try #require(result.status == 0, "\(result.stdout)\(result.stderr)")
         let archive = try ZipArchive(path: output)
         let signed = try SignedOutput(archive: archive)
         for (path, problem) in signed.problems { Issue.record("\(path): \(problem)") }
