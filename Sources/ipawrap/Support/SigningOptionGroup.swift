@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Policy
+import ToolData
 import PropertyList
 import Signing
 import SigningIdentity
