@@ -20,21 +20,7 @@ import TestSupport
         #expect(try SignCommandTests.sign(otherInput, otherSigned, scratch).status == 0)
 
         let swapped = scratch.path("swapped.ipa")
-        let script = """
-            import sys, zipfile
-            source, target, alternative = sys.argv[1], sys.argv[2], sys.argv[3]
-            prefix = "Payload/Sample.app/Frameworks/Kit.framework/"
-            alt = zipfile.ZipFile(alternative)
-            with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zout:
-                for info in zin.infolist():
-                    if not info.filename.startswith(prefix):
-                        zout.writestr(info, zin.read(info))
-                for info in alt.infolist():
-                    if info.filename.startswith(prefix):
-                        zout.writestr(info, alt.read(info))
-            """
-        let result = try Command.run("python3", ["-c", script, signed, swapped, otherSigned])
-        try #require(result.status == 0, "\(result.stderr)")
+        try ZipOracle.swapEntries(under: "Payload/Sample.app/Frameworks/Kit.framework/", of: signed, from: otherSigned, to: swapped)
 
         let verify = try Command.ipawrap(["verify", swapped, "--json"])
         #expect(verify.status == 1)

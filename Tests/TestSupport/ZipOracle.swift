@@ -85,6 +85,28 @@ json.dump(out, sys.stdout)
         return try JSONDecoder().decode([Entry].self, from: Data(result.stdout.utf8))
     }
 
+    /// Writes `output`: `source` with every entry under `prefix` replaced by those of
+    /// `alternative` (rewritten by Python's `zipfile`, deflated), e.g. one signed framework swapped
+    /// for another.
+    public static func swapEntries(under prefix: String, of source: String, from alternative: String, to output: String) throws {
+        let script = """
+            import sys, zipfile
+            source, target, alternative, prefix = sys.argv[1:5]
+            alt = zipfile.ZipFile(alternative)
+            with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zout:
+                for info in zin.infolist():
+                    if not info.filename.startswith(prefix):
+                        zout.writestr(info, zin.read(info))
+                for info in alt.infolist():
+                    if info.filename.startswith(prefix):
+                        zout.writestr(info, alt.read(info))
+            """
+        let result = try Command.run("python3", ["-c", script, source, output, alternative, prefix])
+        guard result.status == 0 else {
+            throw OracleError(message: "python3 zipfile could not swap \(prefix) into \(source): \(result.stderr)")
+        }
+    }
+
     /// `unzip -t`: tests every entry's data and CRC with Info-ZIP.
     public static func unzipTest(_ path: String) throws -> Command.Result {
         try Command.run("unzip", ["-tq", path])
