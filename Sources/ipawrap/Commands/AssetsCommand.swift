@@ -1,7 +1,9 @@
 import AppBundle
 import ArgumentParser
 import AssetCatalog
+import FormatSupport
 import Foundation
+import IPAArchive
 
 struct AssetsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,10 +17,11 @@ struct AssetsCommand: ParsableCommand {
             abstract: "List the facets and renditions of the app's Assets.car.",
             discussion: """
                 Shows every rendition with its size, scale, idiom, pixel format, compression and whether \
-                ipawrap can extract it. Exit codes: 0 listed, 1 the app has no Assets.car, 65 bad input, 74 I/O.
+                ipawrap can extract it. The input is an .ipa (its app's Assets.car) or a bare Assets.car file. \
+                Exit codes: 0 listed, 1 the app has no Assets.car, 65 bad input, 74 I/O.
                 """)
 
-        @Argument(help: "The .ipa whose app catalog to list.")
+        @Argument(help: "The .ipa whose app catalog to list, or an Assets.car file.")
         var ipa: String
 
         @Flag(help: "Print the listing as JSON.")
@@ -28,11 +31,18 @@ struct AssetsCommand: ParsableCommand {
 
         func run() throws {
             let found = try reportingErrors {
-                let archive = try AppArchive(path: ipa, limits: limits.limits)
-                let path = archive.app.path + "/Assets.car"
-                guard let bytes = try archive.read(path, maximumSize: .max) else {  // within --max-memory
-                    Terminal.standardError("ipawrap: \(ipa): the app has no Assets.car")
-                    return false
+                let path: String
+                let bytes: [UInt8]
+                if let bare = try Self.bareCatalog(at: ipa, limit: limits.limits.maximumMemory) {
+                    (path, bytes) = (ipa, bare)
+                } else {
+                    let archive = try AppArchive(path: ipa, limits: limits.limits)
+                    path = archive.app.path + "/Assets.car"
+                    guard let read = try archive.read(path, maximumSize: .max) else {  // within --max-memory
+                        Terminal.standardError("ipawrap: \(ipa): the app has no Assets.car")
+                        return false
+                    }
+                    bytes = read
                 }
                 let catalog = try AssetCatalog(bytes: bytes)
                 let rows = catalog.renditions.map { Row(rendition: $0, facet: catalog.facet(of: $0)?.name) }
@@ -52,6 +62,17 @@ struct AssetsCommand: ParsableCommand {
                 return true
             }
             if !found { throw ExitCode(1) }
+        }
+
+        /// The whole file when it is a compiled asset catalog (a BOM store, magic `BOMStore`) and
+        /// not a zip archive; nil otherwise. Larger than `limit` is the memory-limit error.
+        static func bareCatalog(at path: String, limit: UInt64) throws -> [UInt8]? {
+            // Not readable here (a folder, a missing file): the archive reader gives the error.
+            guard let source = try? FileByteSource(path: path), source.size >= 8, try source.read(offset: 0, count: 8) == Array("BOMStore".utf8) else { return nil }
+            guard source.size <= limit else {
+                throw ArchiveError.memoryLimit(archive: path, what: "the catalog", size: source.size, limit: limit)
+            }
+            return try source.read(offset: 0, count: Int(source.size))
         }
     }
 
