@@ -391,6 +391,26 @@ import TestSupport
         #expect(try Command.ipawrap(["assets", "list", other]).status == 65)
     }
 
+    @Test func assetsExtractWritesAnyRenditionAsAPNG() throws {
+        let scratch = try ScratchDirectory("cli-real-apps")
+        let car = AssetCatalogBuilder.appIconCatalog(named: "AppIcon")
+        var builder = IPABuilder()
+        builder.addFile("Assets.car", car)
+        let ipa = try scratch.write("Sample.ipa", builder.bytes())
+        let bare = try scratch.write("Assets.car", car)
+        for (input, name, size) in [(bare, "AppIcon76x76@2x~ipad.png", 152), (ipa, "AppIcon60x60@3x.png", 180), (ipa, "AppIcon", 1024)] {
+            let output = scratch.path("out-\(size).png")
+            let result = try Command.ipawrap(["assets", "extract", input, name, "-o", output])
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            let png = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
+            #expect(Self.size(ofPNG: png).map { [$0.0, $0.1] } == [size, size], "\(name)")
+            #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        }
+        let missing = try Command.ipawrap(["assets", "extract", bare, "Nope", "-o", scratch.path("nope.png")])
+        #expect(missing.status == 1)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("nope.png")))
+    }
+
     @Test func theAppOneFolderTooDeepIsNamed() throws {
         // `zip -r Foo.zip Foo` of the folder that holds Payload/.
         var zip = ZipBuilder()

@@ -9,7 +9,7 @@ struct AssetsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "assets",
         abstract: "Read the app's compiled asset catalog (Assets.car).",
-        subcommands: [List.self]
+        subcommands: [List.self, Extract.self]
     )
 
     struct List: ParsableCommand {
@@ -31,20 +31,7 @@ struct AssetsCommand: ParsableCommand {
 
         func run() throws {
             let found = try reportingErrors {
-                let path: String
-                let bytes: [UInt8]
-                if let bare = try Self.bareCatalog(at: ipa, limit: limits.limits.maximumMemory) {
-                    (path, bytes) = (ipa, bare)
-                } else {
-                    let archive = try AppArchive(path: ipa, limits: limits.limits)
-                    path = archive.app.path + "/Assets.car"
-                    guard let read = try archive.read(path, maximumSize: .max) else {  // within --max-memory
-                        Terminal.standardError("ipawrap: \(ipa): the app has no Assets.car")
-                        return false
-                    }
-                    bytes = read
-                }
-                let catalog = try AssetCatalog(bytes: bytes)
+                guard let (path, catalog) = try AssetsCommand.catalog(in: ipa, limits: limits.limits) else { return false }
                 let rows = catalog.renditions.map { Row(rendition: $0, facet: catalog.facet(of: $0)?.name) }
                 if json {
                     let encoder = JSONEncoder()
@@ -63,17 +50,73 @@ struct AssetsCommand: ParsableCommand {
             }
             if !found { throw ExitCode(1) }
         }
+    }
 
-        /// The whole file when it is a compiled asset catalog (a BOM store, magic `BOMStore`) and
-        /// not a zip archive; nil otherwise. Larger than `limit` is the memory-limit error.
-        static func bareCatalog(at path: String, limit: UInt64) throws -> [UInt8]? {
-            // Not readable here (a folder, a missing file): the archive reader gives the error.
-            guard let source = try? FileByteSource(path: path), source.size >= 8, try source.read(offset: 0, count: 8) == Array("BOMStore".utf8) else { return nil }
-            guard source.size <= limit else {
-                throw ArchiveError.memoryLimit(archive: path, what: "the catalog", size: source.size, limit: limit)
+    struct Extract: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write one rendition of an Assets.car (in an .ipa, or a bare file) as a PNG.",
+            discussion: """
+                NAME is a rendition's name (as `assets list` shows it) or a facet's name, for its largest \
+                rendition. Bitmaps are decoded (LZFSE, LZVN, zlib) and written as standard PNGs; stored PNGs as \
+                they are. Exit codes: 0 written, 1 no such rendition or no Assets.car, 65 bad input or a \
+                rendition that cannot be extracted, 74 I/O.
+                """)
+
+        @Argument(help: "The .ipa whose app catalog to read, or an Assets.car file.")
+        var input: String
+
+        @Argument(help: "The rendition or facet name.")
+        var name: String
+
+        @Option(name: [.short, .customLong("output")], help: "Where to write the PNG.")
+        var output: String
+
+        @OptionGroup var limits: ArchiveLimitOptions
+
+        func run() throws {
+            let written = try reportingErrors {
+                guard let (path, catalog) = try AssetsCommand.catalog(in: input, limits: limits.limits) else { return false }
+                let byFacet = catalog.facet(named: name).map { catalog.renditions(of: $0).max { $0.area < $1.area } } ?? nil
+                guard let rendition = catalog.renditions.first(where: { $0.name == name }) ?? byFacet else {
+                    Terminal.standardError("ipawrap: \(path): no rendition or facet named '\(name)' (see ipawrap assets list)")
+                    return false
+                }
+                let png = try catalog.pngFile(for: rendition)
+                let file = try AtomicOutputFile(destination: output)
+                try file.write(png, at: 0)
+                try file.commit(length: UInt64(png.count), synchronize: false)
+                print("Wrote \(output) (\(rendition.width)x\(rendition.height)) from \(path)#\(rendition.name)")
+                return true
             }
-            return try source.read(offset: 0, count: Int(source.size))
+            if !written { throw ExitCode(1) }
         }
+    }
+
+    /// The catalog of an .ipa's app, or of a bare Assets.car file, with the path it is named by;
+    /// nil (after saying so) when the app has none.
+    static func catalog(in input: String, limits: ArchiveLimits) throws -> (String, AssetCatalog)? {
+        if let bare = try bareCatalog(at: input, limit: limits.maximumMemory) {
+            return (input, try AssetCatalog(bytes: bare))
+        }
+        let archive = try AppArchive(path: input, limits: limits)
+        let path = archive.app.path + "/Assets.car"
+        guard let bytes = try archive.read(path, maximumSize: .max) else {  // within --max-memory
+            Terminal.standardError("ipawrap: \(input): the app has no Assets.car")
+            return nil
+        }
+        return (path, try AssetCatalog(bytes: bytes))
+    }
+
+    /// The whole file when it is a compiled asset catalog (a BOM store, magic `BOMStore`) and
+    /// not a zip archive; nil otherwise. Larger than `limit` is the memory-limit error.
+    static func bareCatalog(at path: String, limit: UInt64) throws -> [UInt8]? {
+        // Not readable here (a folder, a missing file): the archive reader gives the error.
+        guard let source = try? FileByteSource(path: path), source.size >= 8,
+              try source.read(offset: 0, count: 8) == Array("BOMStore".utf8) else { return nil }
+        guard source.size <= limit else {
+            throw ArchiveError.memoryLimit(archive: path, what: "the catalog", size: source.size, limit: limit)
+        }
+        return try source.read(offset: 0, count: Int(source.size))
     }
 
     struct Listing: Encodable {
