@@ -1,5 +1,6 @@
 import AppBundle
 import Checks
+import FormatSupport
 import Foundation
 import IPAArchive
 import Policy
@@ -165,11 +166,12 @@ extension BatchJob {
         if let file = request.policyFile {
             let bytes: [UInt8]
             do {
-                bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+                bytes = try FileByteSource.wholeFile(file, limit: PolicyDocument.readLimit)
             } catch {
-                throw WrapError.policyFileUnreadable(file, reason: InputDiscovery.reason(error))
+                throw WrapError.policyFileUnreadable(file, reason: error.reason)
             }
-            template = try PolicyTemplate(bytes: bytes, schema: request.templates.loadSchema())
+            let schema = try request.templates.loadSchema()
+            template = try inLocation(file) { try PolicyTemplate(bytes: bytes, schema: schema) }
         } else {
             template = try request.templates.loadPolicyTemplate(named: request.template ?? WrapRequest.defaultTemplate)
         }

@@ -69,7 +69,9 @@ public final class FileByteSource: ByteSource {
     public let descriptor: Int32
 
     public init(path: String) throws(FileReadError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO nobody writes to must not block; anything but a regular
+        // file is refused below, before any read (O_NONBLOCK does not affect regular files).
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { throw FileReadError(path: path, errno: errno) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {
@@ -79,7 +81,7 @@ public final class FileByteSource: ByteSource {
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
-            throw FileReadError(path: path, reason: "not a regular file")
+            throw FileReadError(path: path, reason: "it is \(Self.kind(of: info.st_mode)), not a regular file")
         }
         self.path = path
         self.descriptor = fd
@@ -113,6 +115,27 @@ public final class FileByteSource: ByteSource {
 }
 
 extension FileByteSource {
+    /// What a file that is not a regular one is, for messages.
+    static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a folder"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "a special file"
+        }
+    }
+
+    /// The whole of a small input file (a policy), refusing anything but a regular file without
+    /// blocking, and a file larger than `limit` bytes.
+    public static func wholeFile(_ path: String, limit: Int) throws(FileReadError) -> [UInt8] {
+        guard let bytes = try contents(ofFile: path, limit: limit) else {
+            throw FileReadError(path: path, reason: "it is larger than \(limit) bytes")
+        }
+        return bytes
+    }
+
     /// The whole of a small file (a profile, an identity), or nil when it is larger than `limit`
     /// bytes: such files are read at once, and a larger one is not what it claims to be.
     public static func contents(ofFile path: String, limit: Int) throws(FileReadError) -> [UInt8]? {

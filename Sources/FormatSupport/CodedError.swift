@@ -36,3 +36,36 @@ extension FileInputError {
         if let file { "\(file): \(message)" } else { message }
     }
 }
+
+/// A format parser's error placed in the file it was read from (and the entry inside an archive):
+/// the same code and category, the location first in the message, as the error line promises
+/// (`error[PNG_CRC_MISMATCH]: App.ipa: Payload/A.app/Icon.png: ...`).
+public struct LocatedError: CodedError {
+    public let location: String
+    public let underlying: any CodedError
+
+    public init(_ underlying: any CodedError, in location: String) {
+        self.underlying = underlying
+        self.location = location
+    }
+
+    public var code: String { underlying.code }
+    public var category: ErrorCategory { underlying.category }
+    public var description: String { "\(location): \(underlying)" }
+}
+
+extension CodedError {
+    /// This error placed in `location`, unless its message already starts with it.
+    public func located(in location: String) -> any CodedError {
+        String(describing: self).hasPrefix(location) ? self : LocatedError(self, in: location)
+    }
+}
+
+/// Runs `body`, placing any coded error it throws in `location` (see `LocatedError`).
+public func inLocation<T>(_ location: String, _ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as CodedError {
+        throw error.located(in: location)
+    }
+}

@@ -81,6 +81,8 @@ public struct RepackRequestError: CodedError, Equatable {
         case outputIsInput(String)
         case unreadableSource(String, reason: String)
         case entryTooLarge(String)
+        /// A name of more than 65,535 bytes, which no zip header can hold (its length).
+        case nameTooLong(String, length: Int)
     }
 
     public let reason: Reason
@@ -98,10 +100,18 @@ public struct RepackRequestError: CodedError, Equatable {
         case .outputIsInput: "REPACK_OUTPUT_IS_INPUT"
         case .unreadableSource: "REPACK_SOURCE_UNREADABLE"
         case .entryTooLarge: "REPACK_ENTRY_TOO_LARGE"
+        case .nameTooLong: "ARCHIVE_NAME_TOO_LONG"
         }
     }
 
-    public var category: ErrorCategory { .usage }
+    public var category: ErrorCategory {
+        switch reason {
+        case .unreadableSource: .io
+        // The name comes from the input when a wrap adds beneath a very long app folder name.
+        case .nameTooLong: .invalidInput
+        default: .usage
+        }
+    }
 
     public var description: String {
         switch reason {
@@ -119,6 +129,8 @@ public struct RepackRequestError: CodedError, Equatable {
             "cannot read \(path) to add it: \(why)"
         case .entryTooLarge(let path):
             "cannot add \(path): files of 4 GiB or more are not supported"
+        case .nameTooLong(let name, let length):
+            "cannot add '\(name.prefix(80))…': the name is \(length) bytes, and zip names are at most 65,535; nothing was written"
         }
     }
 }

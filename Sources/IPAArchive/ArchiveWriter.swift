@@ -351,6 +351,10 @@ struct RepackPlan {
         var added: [String: Added] = [:]
         for addition in additions {
             for item in try expand(addition) {
+                let length = item.name.bytes.count
+                guard length <= Int(UInt16.max) else {
+                    throw RepackRequestError(.nameTooLong("\(item.name)", length: length))
+                }
                 if let reason = item.name.unsafeReason {
                     throw RepackRequestError(.invalidName("\(item.name)", reason: reason))
                 }

@@ -1,8 +1,17 @@
 import CSystemShims
 import FormatSupport
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+
+extension ProcessInfo {
+    /// `$TMPDIR`, else `/tmp`: where outputs bound for a device or FIFO are staged.
+    static var temporaryFolder: String {
+        if let folder = processInfo.environment["TMPDIR"], !folder.isEmpty { return folder }
+        return "/tmp"
+    }
+}
 
 /// Failure to write an output (exit 74).
 public struct OutputError: CodedError, Equatable {
@@ -29,35 +38,71 @@ public struct OutputError: CodedError, Equatable {
 /// a full disk or a `SIGKILL` leaves nothing behind; `commit()` links it into place (replacing any
 /// existing file with an atomic rename). On file systems without `O_TMPFILE` a hidden named file
 /// is used instead and removed on failure.
+///
+/// A destination that exists and is not a regular file (`/dev/null`, `/dev/full`, a FIFO) is
+/// never replaced: the output is built in an unnamed file in the temporary folder (it may be read
+/// back to verify it) and `commit()` writes it into the destination in order; a write error there
+/// (ENOSPC on `/dev/full`) names the destination.
 public final class AtomicOutputFile {
     public let destination: String
     public let descriptor: Int32
     private let directory: String
     /// The hidden name, when `O_TMPFILE` was not available.
     private var temporaryPath: String?
+    /// The opened destination when it is a device, FIFO or socket rather than a regular file.
+    private var specialDestination: Int32?
     private var finished = false
 
     public init(destination: String) throws(OutputError) {
         self.destination = destination
+        var info = stat()
+        if stat(destination, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+            guard (info.st_mode & S_IFMT) != S_IFDIR else {
+                throw OutputError(path: destination, reason: "it is a folder")
+            }
+            // O_NONBLOCK so a FIFO nobody reads is an error (ENXIO), never a blocked open.
+            let special = open(destination, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+            guard special >= 0 else {
+                let code = errno
+                throw OutputError(
+                    path: destination,
+                    reason: code == ENXIO ? "no process is reading it" : String(cString: strerror(code)))
+            }
+            _ = fcntl(special, F_SETFL, fcntl(special, F_GETFL) & ~O_NONBLOCK)
+            self.specialDestination = special
+            let temporary = ProcessInfo.temporaryFolder
+            self.directory = temporary
+            let staged: (Int32, String?)
+            do throws(OutputError) {
+                staged = try Self.openUnnamed(in: temporary, for: destination)
+            } catch {
+                close(special)
+                throw error
+            }
+            self.descriptor = staged.0
+            self.temporaryPath = staged.1
+            return
+        }
         let slash = destination.lastIndex(of: "/")
         let directory = slash.map { $0 == destination.startIndex ? "/" : String(destination[..<$0]) } ?? "."
         self.directory = directory
-        var info = stat()
         guard stat(directory, &info) == 0 else {
             throw OutputError(path: destination, reason: "its folder \(directory) does not exist")
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
             throw OutputError(path: destination, reason: "\(directory) is not a folder")
         }
-        if stat(destination, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
-            throw OutputError(path: destination, reason: "it is a folder")
-        }
+        let staged = try Self.openUnnamed(in: directory, for: destination)
+        self.descriptor = staged.0
+        self.temporaryPath = staged.1
+    }
+
+    /// An unnamed file in `directory`, or a hidden named one (its path returned) where the file
+    /// system has no `O_TMPFILE`.
+    private static func openUnnamed(in directory: String, for destination: String) throws(OutputError) -> (Int32, String?) {
         // 0666 so the user's umask decides, as for any file a tool creates.
         let unnamed = ipawrap_open_unnamed_file(directory, 0o666)
-        if unnamed >= 0 {
-            self.descriptor = unnamed
-            return
-        }
+        if unnamed >= 0 { return (unnamed, nil) }
         let unnamedError = errno
         guard [EOPNOTSUPP, EISDIR, EINVAL, ENOENT].contains(unnamedError) else {
             throw OutputError(path: destination, errno: unnamedError)
@@ -65,8 +110,7 @@ public final class AtomicOutputFile {
         let hidden = Self.hiddenName(for: destination, in: directory)
         let named = open(hidden, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard named >= 0 else { throw OutputError(path: destination, errno: errno) }
-        self.descriptor = named
-        self.temporaryPath = hidden
+        return (named, hidden)
     }
 
     deinit {
@@ -125,6 +169,11 @@ public final class AtomicOutputFile {
         if synchronize, fsync(descriptor) != 0 {
             throw OutputError(path: destination, errno: errno)
         }
+        if let specialDestination {
+            try copyStaged(length: length, into: specialDestination)
+            discard()
+            return
+        }
         if let temporaryPath {
             guard rename(temporaryPath, destination) == 0 else { throw OutputError(path: destination, errno: errno) }
             self.temporaryPath = nil
@@ -158,6 +207,29 @@ public final class AtomicOutputFile {
         finished = true
         close(descriptor)
         if let temporaryPath { unlink(temporaryPath) }
+        if let specialDestination { close(specialDestination) }
+    }
+
+    /// Writes the first `length` staged bytes, in order, into a device, FIFO or socket.
+    private func copyStaged(length: UInt64, into target: Int32) throws(OutputError) {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var offset: UInt64 = 0
+        while offset < length {
+            let wanted = Int(min(UInt64(buffer.count), length - offset))
+            let read = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, wanted, off_t(offset)) }
+            if read < 0 && errno == EINTR { continue }
+            guard read > 0 else { throw OutputError(path: destination, reason: "the staged output could not be read back") }
+            var done = 0
+            while done < read {
+                let written = buffer.withUnsafeBytes { Glibc.write(target, $0.baseAddress.map { $0 + done }, read - done) }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw OutputError(path: destination, errno: errno)
+                }
+                done += written
+            }
+            offset += UInt64(read)
+        }
     }
 
     private static func hiddenName(for destination: String, in directory: String) -> String {

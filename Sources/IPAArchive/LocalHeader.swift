@@ -101,6 +101,14 @@ enum LocalHeader {
         let hasSignature = (try? bytes.uint32(at: bytes.lowerBound, .little)) == ZipSignature.dataDescriptor
         let start = bytes.lowerBound + (hasSignature ? 4 : 0)
         let crc = try bytes.uint32(at: start, .little)
+        if !hasSignature, crc != record.crc32, let next = nextRecordName(crc) {
+            // What follows the data is the next record, not a descriptor: do not quote its
+            // signature as a CRC.
+            throw ArchiveError.sizeMismatch(
+                archive: archive, entry: entry,
+                reason: "general-purpose bit 3 promises a data descriptor after the data, but it is missing "
+                    + "(\(next) follows the data directly)")
+        }
         let sizeWidth = wide ? 8 : 4
         let compressed = try bytes.uint(at: start + 4, byteCount: sizeWidth, .little)
         let uncompressed = try bytes.uint(at: start + 4 + sizeWidth, byteCount: sizeWidth, .little)
@@ -112,6 +120,16 @@ enum LocalHeader {
                     + "and \(hex(record.crc32))")
         }
         return dataEnd + UInt64(start - bytes.lowerBound + 4 + 2 * sizeWidth)
+    }
+
+    /// The zip record a signature starts, for a missing data descriptor's message.
+    private static func nextRecordName(_ signature: UInt32) -> String? {
+        switch signature {
+        case ZipSignature.localHeader: "the next entry's local header"
+        case ZipSignature.centralHeader: "the central directory"
+        case ZipSignature.endOfCentralDirectory: "the end of the central directory"
+        default: nil
+        }
     }
 
     private static func hex(_ value: UInt32) -> String {

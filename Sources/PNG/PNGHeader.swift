@@ -94,6 +94,19 @@ public struct PNGHeader: Sendable, Equatable {
     /// Bits per pixel in the stored scanlines.
     public var bitsPerPixel: Int { bitDepth * colorType.channels }
 
+    /// The bytes a decode holds at once, for memory limits: the inflated scanlines (a filter
+    /// byte per row and per interlace pass, and `bitsPerPixel` per pixel: 8 bytes for 16-bit
+    /// RGBA) plus the RGBA8 output (4 bytes a pixel) plus one row of scratch. Saturates.
+    public var decodeMemory: UInt64 {
+        let pixels = UInt64(width) * UInt64(height)
+        // Adam7's seven passes have fewer than 2 rows per image row, each with a filter byte and
+        // at most one partly used byte.
+        let perRow = UInt64(isInterlaced ? 4 : 2)
+        let scanlines = (pixels * UInt64(bitsPerPixel) + 7) / 8 + UInt64(height) * perRow
+        let (total, overflow) = scanlines.addingReportingOverflow(pixels * 4 + UInt64(width) * 8)
+        return overflow ? .max : total
+    }
+
     /// Reads the header from the start of a file; `bytes` may be the whole file or any prefix of at
     /// least `maximumPrefixLength` bytes (33 suffice for a standard PNG).
     ///

@@ -17,6 +17,9 @@ public struct PolicyValidation: Sendable {
 public enum PolicyDocument {
     /// Policy files are a few hundred kilobytes at most; anything far larger is refused unread.
     public static let maximumSize = 4 * 1024 * 1024
+    /// Most bytes read from a policy file: a file above `maximumSize` is still read (up to this)
+    /// so the parser refuses it as `XML_TOO_LARGE`, the format's error, not an I/O one.
+    public static let readLimit = 64 * 1024 * 1024
 
     /// Issues kept per file; beyond this they are counted in one `POLICY_TOO_MANY_ISSUES` issue.
     public static let issueLimit = 1000

@@ -1,5 +1,6 @@
 import AppBundle
 import Checks
+import FormatSupport
 import Foundation
 import IPAArchive
 import Policy
@@ -75,11 +76,12 @@ public enum Wrapper {
         if let file = request.policyFile {
             let bytes: [UInt8]
             do {
-                bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+                bytes = try FileByteSource.wholeFile(file, limit: PolicyDocument.readLimit)
             } catch {
-                throw WrapError.policyFileUnreadable(file, reason: error.localizedDescription)
+                throw WrapError.policyFileUnreadable(file, reason: error.reason)
             }
-            template = try PolicyTemplate(bytes: bytes, schema: request.templates.loadSchema())
+            let schema = try request.templates.loadSchema()
+            template = try inLocation(file) { try PolicyTemplate(bytes: bytes, schema: schema) }
             name = URL(fileURLWithPath: file).lastPathComponent
         } else {
             name = request.template ?? WrapRequest.defaultTemplate

@@ -57,7 +57,7 @@ public final class XMLDocument {
     /// Parses `bytes`, which may start with a byte-order mark or whitespace, and may be UTF-8 or
     /// UTF-16 as declared.
     public init(bytes: [UInt8], maximumSize: Int = XMLDocument.defaultMaximumSize) throws(XMLParseError) {
-        let context = try XMLInput.makeContext(count: bytes.count, maximumSize: maximumSize)
+        let context = try XMLInput.makeContext(for: bytes, maximumSize: maximumSize)
         defer { xmlFreeParserCtxt(context) }
         let guardState = EntityGuardState()
         // The SAX hooks run inside xmlCtxtReadMemory; `_private` carries our state to them.

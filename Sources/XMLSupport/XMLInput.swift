@@ -16,17 +16,88 @@ enum XMLInput {
 
     /// A new parser context for a document of `count` bytes, refusing documents above `maximumSize`
     /// or above what libxml2 takes (its lengths are C ints). The caller frees the context.
-    static func makeContext(count: Int, maximumSize: Int) throws(XMLParseError) -> xmlParserCtxtPtr {
+    static func makeContext(for bytes: [UInt8], maximumSize: Int) throws(XMLParseError) -> xmlParserCtxtPtr {
         let limit = min(maximumSize, Int(Int32.max))
-        guard count <= limit else {
+        guard bytes.count <= limit else {
             throw XMLParseError(
-                reason: .tooLarge, line: 0, message: "document is \(count) bytes, above the limit of \(limit)")
+                reason: .tooLarge, line: 0, message: "document is \(bytes.count) bytes, above the limit of \(limit)")
         }
+        try refuseTooManyAttributes(bytes)
         _ = initialized
         guard let context = xmlNewParserCtxt() else {
             throw XMLParseError(reason: .malformed, line: 0, message: "out of memory creating the XML parser")
         }
         return context
+    }
+
+    /// Most attributes one element may have. libxml2 checks an element's attributes for
+    /// duplicates in time quadratic in their number (650,000 took minutes), so a larger count is
+    /// refused before libxml2 sees the document. Real property lists and policies use at most a few.
+    static let maximumAttributesPerElement = 1024
+
+    /// Counts the attributes of every start tag (the `=` outside quotes) in one linear pass,
+    /// skipping comments, CDATA sections and processing instructions, and throws `XML_TOO_LARGE`
+    /// for an element over `maximumAttributesPerElement`. Works on UTF-8 and on UTF-16 (whose
+    /// ASCII characters keep their byte values).
+    static func refuseTooManyAttributes(_ bytes: [UInt8]) throws(XMLParseError) {
+        let count = bytes.count
+        var index = 0
+        var line = 1
+        func skip(past terminator: [UInt8]) {
+            while index < count {
+                if bytes[index] == 0x0A { line += 1 }
+                if bytes[index] == terminator[0], bytes[index...].starts(with: terminator) {
+                    index += terminator.count
+                    return
+                }
+                index += 1
+            }
+        }
+        while index < count {
+            let byte = bytes[index]
+            if byte == 0x0A { line += 1 }
+            guard byte == UInt8(ascii: "<") else {
+                index += 1
+                continue
+            }
+            let rest = bytes[index...]
+            if rest.starts(with: Array("<!--".utf8)) {
+                index += 4
+                skip(past: Array("-->".utf8))
+            } else if rest.starts(with: Array("<![CDATA[".utf8)) {
+                index += 9
+                skip(past: Array("]]>".utf8))
+            } else if rest.starts(with: Array("<?".utf8)) {
+                index += 2
+                skip(past: Array("?>".utf8))
+            } else if rest.starts(with: Array("<!".utf8)) || rest.starts(with: Array("</".utf8)) {
+                index += 2
+            } else {
+                let tagLine = line
+                var attributes = 0
+                var quote: UInt8?
+                index += 1
+                while index < count {
+                    let character = bytes[index]
+                    if character == 0x0A { line += 1 }
+                    if let open = quote {
+                        if character == open { quote = nil }
+                    } else if character == UInt8(ascii: "\"") || character == UInt8(ascii: "'") {
+                        quote = character
+                    } else if character == UInt8(ascii: "=") {
+                        attributes += 1
+                        if attributes > maximumAttributesPerElement {
+                            throw XMLParseError(
+                                reason: .tooLarge, line: tagLine,
+                                message: "an element has more than \(maximumAttributesPerElement) attributes, above the limit")
+                        }
+                    } else if character == UInt8(ascii: ">") || character == UInt8(ascii: "<") {
+                        break
+                    }
+                    index += 1
+                }
+            }
+        }
     }
 
     /// The bytes to give libxml2. Hand-edited files often have whitespace before the XML

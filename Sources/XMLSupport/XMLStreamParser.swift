@@ -93,7 +93,7 @@ public enum XMLStreamParser {
     public static func parse(
         bytes: [UInt8], maximumSize: Int = XMLDocument.defaultMaximumSize, handler: any XMLStreamHandler
     ) throws(XMLParseError) -> Outcome {
-        let context = try XMLInput.makeContext(count: bytes.count, maximumSize: maximumSize)
+        let context = try XMLInput.makeContext(for: bytes, maximumSize: maximumSize)
         defer { xmlFreeParserCtxt(context) }
         guard let sax = context.pointee.sax else {
             throw XMLParseError(reason: .malformed, line: 0, message: "libxml2 created no SAX handler")

@@ -8,7 +8,7 @@ struct IPAWrap: ParsableCommand {
         // Every date ipawrap prints or writes is UTC. Fixing the zone also stops glibc from
         // re-reading /etc/localtime for each of libzip's per-entry mktime calls.
         setenv("TZ", "UTC", 1)
-        main(nil)
+        parseAndRun(Array(CommandLine.arguments.dropFirst()))
     }
 
     static let configuration = CommandConfiguration(

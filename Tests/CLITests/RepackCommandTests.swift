@@ -133,7 +133,7 @@ import TestSupport
             (["repack", input, "-o", scratch.path("o.ipa"), "--add", "no-equals-sign"], 64, "PATH=FILE"),
             (["repack", input, "-o", scratch.path("missing/o.ipa")], 74, "OUTPUT_WRITE_FAILED"),
             (["repack", input, "-o", scratch.path("in.ipa/o.ipa")], 74, "OUTPUT_WRITE_FAILED"),
-            (["repack", input, "-o", scratch.path("")], 74, "OUTPUT_WRITE_FAILED"),
+            (["repack", input, "-o", scratch.path("")], 64, "OUTPUT_IS_FOLDER"),
             (["repack", scratch.path("absent.ipa"), "-o", scratch.path("o.ipa")], 74, "FILE_READ_FAILED"),
         ]
         for (arguments, status, fragment) in cases {

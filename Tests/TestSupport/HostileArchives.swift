@@ -112,6 +112,13 @@ public enum HostileArchives {
             entry.descriptorUncompressedSize = 1_000_000
             $0.entries.append(entry)
         })
+        // Bit 3 set, but the next local header follows the data: no descriptor at all.
+        add("data-descriptor-missing", "ARCHIVE_SIZE_MISMATCH", with {
+            var entry = ZipBuilder.Entry(name: Array("Payload/A.app/x".utf8), data: Array(repeating: 7, count: 100), mode: 0o100644, compression: .deflate)
+            entry.flags = 0x0008
+            $0.entries.append(entry)
+            $0.entries.append(ZipBuilder.Entry(name: Array("Payload/A.app/y".utf8), data: Array("y".utf8), mode: 0o100644, compression: .stored))
+        })
         add("stored-size-lie", "ARCHIVE_SIZE_MISMATCH", with {
             var entry = ZipBuilder.Entry(name: Array("Payload/A.app/x".utf8), data: Array(repeating: 7, count: 100), mode: 0o100644, compression: .stored)
             entry.centralUncompressedSize = 200

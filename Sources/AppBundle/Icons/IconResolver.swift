@@ -345,7 +345,7 @@ extension AppArchive {
         let header = try PNGHeader(prefix: Array(bytes.prefix(IconResolver.headerPrefix)), checksums: .ignore)
         try PNGLimits.default.check(header)
         try archive.zip.reserveMemory(
-            UInt64(clamping: header.pixelCount) * 4, for: "'\(icon.path)' decoded (\(header.width)x\(header.height))")
+            header.decodeMemory, for: "'\(icon.path)' decoded (\(header.width)x\(header.height))")
         // Icons are for display: a bad checksum does not stop decoding.
         return try CgBIConverter.standardPNG(from: bytes, checksums: .ignore)
     }

@@ -30,7 +30,7 @@ struct AssetsCommand: ParsableCommand {
         @OptionGroup var limits: ArchiveLimitOptions
 
         func run() throws {
-            let found = try reportingErrors {
+            let found = try reportingErrors(json: json ? ipa : nil) {
                 guard let (path, catalog) = try AssetsCommand.catalog(in: ipa, limits: limits.limits) else { return false }
                 let rows = catalog.renditions.map { Row(rendition: $0, facet: catalog.facet(of: $0)?.name) }
                 if json {
@@ -41,7 +41,7 @@ struct AssetsCommand: ParsableCommand {
                     print("\(path): \(catalog.facets.count) facets, \(catalog.renditions.count) renditions "
                         + "(CoreUI \(catalog.header.coreUIVersion), \(catalog.header.versionString))")
                     for row in rows {
-                        print("  \(row.facet ?? "-")  \(row.name)  \(row.width)x\(row.height) @\(row.scale)x  "
+                        print("  \(Terminal.escaped(row.facet ?? "-"))  \(Terminal.escaped(row.name))  \(row.width)x\(row.height) @\(row.scale)x  "
                             + "idiom \(row.idiom)  \(row.pixelFormat)  \(row.compression ?? row.layout)"
                             + (row.extractable ? "" : "  (not extractable)"))
                     }
@@ -96,7 +96,7 @@ struct AssetsCommand: ParsableCommand {
     /// nil (after saying so) when the app has none.
     static func catalog(in input: String, limits: ArchiveLimits) throws -> (String, AssetCatalog)? {
         if let bare = try bareCatalog(at: input, limit: limits.maximumMemory) {
-            return (input, try AssetCatalog(bytes: bare))
+            return (input, try inLocation(input) { try AssetCatalog(bytes: bare) })
         }
         let archive = try AppArchive(path: input, limits: limits)
         let path = archive.app.path + "/Assets.car"
@@ -104,7 +104,7 @@ struct AssetsCommand: ParsableCommand {
             Terminal.standardError("ipawrap: \(input): the app has no Assets.car")
             return nil
         }
-        return (path, try AssetCatalog(bytes: bytes))
+        return (path, try inLocation("\(input): \(path)") { try AssetCatalog(bytes: bytes) })
     }
 
     /// The whole file when it is a compiled asset catalog (a BOM store, magic `BOMStore`) and

@@ -196,6 +196,9 @@ struct BatchSession {
         guard !all.isEmpty else {
             throw BatchInputError.noInputs(searched: arguments.filter(InputDiscovery.isFolder))
         }
+        if let report = options.htmlReport {
+            try OutputDestination.check(report, inputs: all.map(\.path) + options.lists)
+        }
         let shard = options.parsedShard
         let inputs = shard?.select(all) ?? all
         try checkOutputs(of: inputs, job: job)
@@ -413,10 +416,10 @@ final class BatchConsole: @unchecked Sendable {
         } else if case .wrap = job.operation, result.output == nil, result.exitCode == 1 {
             parts.append("not wrapped")
         }
-        var line = "\(coloured) \(String(result.exitCode).padding(toLength: 3, withPad: " ", startingAt: 0)) "
-            + "\(result.input.name): " + parts.joined(separator: "; ") + "; " + String(format: "%.2f s", result.seconds)
-        if let output = result.output { line += " → \(output)" }
-        return line
+        // Everything after the coloured label comes from the input (names, messages): escaped.
+        var rest = "\(result.input.name): " + parts.joined(separator: "; ") + "; " + String(format: "%.2f s", result.seconds)
+        if let output = result.output { rest += " → \(output)" }
+        return "\(coloured) \(String(result.exitCode).padding(toLength: 3, withPad: " ", startingAt: 0)) " + Terminal.oneLine(rest)
     }
 
     private func drawProgress() {
@@ -485,7 +488,7 @@ final class BatchConsole: @unchecked Sendable {
         do {
             try finishReport(interrupted: true)
         } catch {
-            Terminal.standardError("ipawrap: error[\((error as? OutputError)?.code ?? "OUTPUT_WRITE_FAILED")]: \(error)")
+            Terminal.error(code: (error as? OutputError)?.code ?? "OUTPUT_WRITE_FAILED", "\(error)")
         }
         printSummary(interrupted: true)
         // _exit, not exit: the jobs in flight are still running, and must not see atexit

@@ -1,5 +1,6 @@
 import AppBundle
 import ArgumentParser
+import FormatSupport
 import IPAArchive
 
 struct IconCommand: ParsableCommand {
@@ -9,7 +10,8 @@ struct IconCommand: ParsableCommand {
         discussion: """
             The icon is found by the documented Info.plist keys, the fallback files and the asset catalog \
             (see README, "Icon resolution"); CgBI PNGs and asset-catalog renditions are converted to standard \
-            PNGs. Exit codes: 0 written, 1 no icon, 65 bad input, 74 output not written.
+            PNGs. Exit codes: 0 written, 1 no icon, 64 the output is the input or a folder, 65 bad input, \
+            74 output not written (a device or FIFO as the output is written through, never replaced).
             """
     )
 
@@ -26,15 +28,21 @@ struct IconCommand: ParsableCommand {
 
     func run() throws {
         let found = try reportingErrors {
+            try OutputDestination.check(output, inputs: [ipa])
             let archive = try AppArchive(path: ipa, limits: limits.limits)
             let resolution = archive.resolveIcon()
             try archive.checkLimits()
-            if trace { for line in resolution.trace { print("  " + line) } }
+            if trace { for line in resolution.trace { print("  " + Terminal.escaped(line)) } }
             guard let icon = resolution.icon else {
                 Terminal.standardError("ipawrap: \(ipa): no app icon was found (run with --trace to see where ipawrap looked)")
                 return false
             }
-            let png = try archive.iconPNG(icon)
+            let png: [UInt8]
+            do {
+                png = try archive.iconPNG(icon)
+            } catch let error as CodedError where error.category == .invalidInput && !error.code.hasPrefix("ARCHIVE_") {
+                throw error.located(in: "\(ipa): \(icon.path)")
+            }
             let file = try AtomicOutputFile(destination: output)
             try file.write(png, at: 0)
             try file.commit(length: UInt64(png.count), synchronize: false)

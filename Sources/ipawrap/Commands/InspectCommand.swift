@@ -19,7 +19,7 @@ struct InspectCommand: ParsableCommand {
     @OptionGroup var limits: ArchiveLimitOptions
 
     func run() throws {
-        try reportingErrors {
+        try reportingErrors(json: output.json ? ipa : nil) {
             let inspection = try Inspector.inspect(
                 path: ipa, options: try checks.checkOptions(sha256: output.sha256), limits: limits.limits, tool: ToolInfo.tool)
             try output.print(inspection.report)
@@ -42,7 +42,7 @@ struct CheckCommand: ParsableCommand {
     @OptionGroup var limits: ArchiveLimitOptions
 
     func run() throws {
-        let failed = try reportingErrors {
+        let failed = try reportingErrors(json: output.json ? ipa : nil) {
             let inspection = try Inspector.inspect(
                 path: ipa, options: try checks.checkOptions(sha256: output.sha256), limits: limits.limits, tool: ToolInfo.tool)
             try output.print(inspection.report)

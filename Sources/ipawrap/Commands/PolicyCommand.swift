@@ -120,9 +120,5 @@ struct PolicyCommand: ParsableCommand {
 
 /// Reads a whole input file, as an I/O error (exit 74) when it cannot be read.
 func readFile(_ path: String) throws -> [UInt8] {
-    do {
-        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-    } catch {
-        throw FileReadError(path: path, reason: error.localizedDescription)
-    }
+    try FileByteSource.wholeFile(path, limit: PolicyDocument.readLimit)
 }

@@ -44,7 +44,7 @@ struct ProfileShowCommand: ParsableCommand {
     }
 
     func run() throws {
-        try reportingErrors {
+        try reportingErrors(json: json ? file : nil) {
             let profile = try ProvisioningProfile(contentsOfFile: file)
             let summary = ProfileSummary(profile, file: file, now: try parsedDate() ?? Date(), allowWildcard: allowWildcard)
             print(json ? try Self.json(summary) : Self.text(summary))
@@ -69,17 +69,18 @@ struct ProfileShowCommand: ParsableCommand {
 
     static func text(_ summary: ProfileSummary, style: Style = .standardOutput) -> String {
         var lines: [String] = []
-        var title = style.bold(summary.name ?? "(unnamed profile)")
+        // The profile's strings are the signer's: escaped, so they cannot drive the terminal.
+        var title = style.bold(Terminal.escaped(summary.name ?? "(unnamed profile)"))
         if let uuid = summary.uuid { title += "  " + uuid }
         lines.append(title)
-        var appID = summary.appIdentifier
+        var appID = Terminal.escaped(summary.appIdentifier)
         switch summary.appIdKind {
         case "fullWildcard": appID += "  " + style.yellow("wildcard: every bundle ID")
         case "partialWildcard": appID += "  " + style.yellow("wildcard")
         default: appID += "  explicit"
         }
         lines.append(row("App ID", appID))
-        let team = [summary.teamName, summary.teamId.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
+        let team = Terminal.escaped([summary.teamName, summary.teamId.map { "(\($0))" }].compactMap { $0 }.joined(separator: " "))
         if !team.isEmpty { lines.append(row("Team", team)) }
         var kind = summary.kind
         if summary.provisionsAllDevices {
@@ -92,7 +93,7 @@ struct ProfileShowCommand: ParsableCommand {
         if let created = summary.creationDate { lines.append(row("Created", created)) }
         lines.append(row("Expires", summary.expirationDate + (summary.expired ? "  " + style.red("expired") : "")))
         for (index, certificate) in summary.certificates.enumerated() {
-            var text = certificate.commonName ?? "(no common name)"
+            var text = Terminal.escaped(certificate.commonName ?? "(no common name)")
             text += "  serial \(certificate.serialNumber), valid to \(certificate.notValidAfter)"
             if certificate.expired { text += "  " + style.red("expired") }
             lines.append(row(index == 0 ? "Certificates" : "", text))
@@ -103,7 +104,7 @@ struct ProfileShowCommand: ParsableCommand {
             let width = min(keys.map(\.count).max() ?? 0, 44)
             for (index, key) in keys.enumerated() {
                 let value = entitlements[key].map(render) ?? ""
-                lines.append(row(index == 0 ? "Entitlements" : "", key.padding(toLength: max(width, key.count), withPad: " ", startingAt: 0) + "  " + value))
+                lines.append(row(index == 0 ? "Entitlements" : "", Terminal.escaped(key.padding(toLength: max(width, key.count), withPad: " ", startingAt: 0) + "  " + value)))
             }
         }
         let container = summary.container
@@ -111,7 +112,7 @@ struct ProfileShowCommand: ParsableCommand {
             + (container.signedBy.isEmpty ? "" : ", signed by \(container.signedBy.joined(separator: ", "))")
             + " (signature not verified)"))
         lines.append("")
-        lines.append(contentsOf: ReportRendering.findings(summary.findings, style: style))
+        lines.append(contentsOf: ReportRendering.findings(summary.findings.map(Terminal.escaped), style: style))
         return lines.joined(separator: "\n")
     }
 

@@ -12,7 +12,8 @@ struct RepackCommand: ParsableCommand {
             Added files are deflated with mode 0644 (0755 for folders and Mach-O files) and the \
             newest timestamp already in the archive, so the same input and options give the same \
             bytes. The output appears atomically; the input is never modified.
-            Exit codes: 0 written, 64 usage error, 65 bad input archive, 74 output not written.
+            Exit codes: 0 written, 64 usage error (an output that is the input or a folder), 65 bad input \
+            archive (or an added name over 65,535 bytes), 74 an added file unreadable or the output not written.
             """
     )
 
@@ -51,6 +52,8 @@ struct RepackCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let started = Date()
+            // The input archive itself is refused by the writer (REPACK_OUTPUT_IS_INPUT).
+            try OutputDestination.check(output, inputs: additions.map { $0.split(separator: "=", maxSplits: 1).map(String.init).last ?? $0 })
             let archive = try IPAArchive(path: ipa, limits: limits.limits)
             let edits = ArchiveEdits(
                 additions: additions.map { pair in

@@ -35,7 +35,8 @@ struct WrapCommand: ParsableCommand {
     @OptionGroup var limits: ArchiveLimitOptions
 
     func run() throws {
-        let written = try reportingErrors {
+        let written = try reportingErrors(json: json ? ipa : nil) {
+            try OutputDestination.check(output, inputs: [ipa] + wrap.inputFiles + checks.inputFiles + templates.inputFiles)
             let request = try wrap.request(input: ipa, output: output, checks: checks, templates: templates, limits: limits)
             let outcome = try Wrapper.wrap(request, tool: ToolInfo.tool)
             if json {

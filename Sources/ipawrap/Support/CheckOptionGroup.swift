@@ -23,6 +23,13 @@ struct CheckOptionGroup: ParsableArguments {
         "Judge profile expiry at this date (YYYY-MM-DD or ISO 8601) instead of now.", valueName: "date"))
     var evaluationDate: String?
 
+    /// The files these options read, which no output may replace: each profile (with or without
+    /// its BUNDLE_ID= prefix) and the profiles folder.
+    var inputFiles: [String] {
+        profiles.flatMap { profile in [profile] + (profile.split(separator: "=", maxSplits: 1).last.map { [String($0)] } ?? []) }
+            + (profilesDir.map { [$0] } ?? [])
+    }
+
     func validate() throws {
         _ = try parsedDate()
         for profile in profiles where profile.hasPrefix("=") || profile.hasSuffix("=") {

@@ -1,20 +1,58 @@
 import ArgumentParser
+import Checks
 import FormatSupport
 import Foundation
 
 /// Runs a command body and turns every failure into one sentence on stderr and the exit status
 /// of the command-line contract: 64 usage, 65 bad input, 74 I/O, 70 for an internal error.
-func reportingErrors<T>(_ body: () throws -> T) throws -> T {
+///
+/// - Parameter jsonInput: for a command run with `--json`, its input: a failure then also prints
+///   one JSON object on stdout (`JSONErrorReport`), so a pipeline reading stdout never gets nothing.
+func reportingErrors<T>(json jsonInput: String? = nil, _ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as CodedError {
-        Terminal.standardError("ipawrap: error[\(error.code)]: \(error)")
+        let message = String(describing: error)
+        Terminal.error(code: error.code, message)
+        if let jsonInput { JSONErrorReport(input: jsonInput, code: error.code, message: message).print() }
         throw ExitCode(exitStatus(for: error.category))
     } catch let error as ExitCode {
         throw error
+    } catch let error as ValidationError {
+        Terminal.error(code: "USAGE", error.message)
+        if let jsonInput { JSONErrorReport(input: jsonInput, code: "USAGE", message: error.message).print() }
+        throw ExitCode(64)
     } catch {
-        Terminal.standardError("ipawrap: internal error: \(error)")
+        Terminal.standardError("ipawrap: internal error: \(Terminal.oneLine(String(describing: error)))")
         throw ExitCode(70)
+    }
+}
+
+/// What `--json` prints on stdout when the command fails: `{"schemaVersion", "input", "error":
+/// {code, message[, details]}}`. The message is the stderr line's; a message of several lines
+/// (libxml2's, a schema's) is joined there and listed line by line in `details`.
+struct JSONErrorReport: Encodable {
+    struct Failure: Encodable {
+        let code: String
+        let message: String
+        let details: [String]?
+    }
+
+    let schemaVersion = Report.currentSchemaVersion
+    let input: String
+    let error: Failure
+
+    init(input: String, code: String, message: String) {
+        self.input = input
+        let lines = Terminal.lines(of: message)
+        self.error = Failure(code: code, message: Terminal.joined(lines), details: lines.count > 1 ? lines : nil)
+    }
+
+    func print() {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(self) else { return }
+        Swift.print(String(decoding: data, as: UTF8.self))
     }
 }
 
@@ -27,7 +65,121 @@ func exitStatus(for category: ErrorCategory) -> Int32 {
 }
 
 enum Terminal {
+    /// Prints one line on stderr, its control characters escaped (it may quote a file name or
+    /// an app's strings).
     static func standardError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data((escaped(line) + "\n").utf8))
+    }
+
+    /// The README's error line, `ipawrap: error[CODE]: <message>`: one line whatever the message
+    /// holds (line breaks joined with "; ", other control characters escaped).
+    static func error(code: String, _ message: String) {
+        standardError("ipawrap: error[\(code)]: \(oneLine(message))")
+    }
+
+    /// `text` on one line: its lines (trimmed, blank ones dropped) joined with "; ", and control
+    /// characters escaped.
+    static func oneLine(_ text: String) -> String {
+        escaped(joined(lines(of: text)))
+    }
+
+    /// The non-blank lines of a message, trimmed.
+    static func lines(of text: String) -> [String] {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Lines joined with "; " (after a line ending in a colon, a space).
+    static func joined(_ lines: [String]) -> String {
+        var result = ""
+        for line in lines {
+            if !result.isEmpty { result += result.hasSuffix(":") ? " " : "; " }
+            result += line
+        }
+        return result
+    }
+
+    /// `text` safe to print on a terminal: C0 and C1 control characters and DEL (escape
+    /// sequences, bells, carriage returns, line breaks) shown as `\u{1B}`, so an app's strings
+    /// cannot rewrite the user's terminal or forge lines.
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// A finding with its message and remedy escaped.
+    static func escaped(_ finding: Finding) -> Finding {
+        var copy = finding
+        copy.message = escaped(finding.message)
+        copy.remedy = finding.remedy.map(escaped)
+        return copy
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+}
+
+extension IPAWrap {
+    /// Parses and runs the command; an argument the parser refuses (an unknown option, a missing
+    /// value, a bad number) is the one-line `error[USAGE]` with exit 64 and a help hint last, like
+    /// every other error. Help and version requests print as the parser prints them.
+    static func parseAndRun(_ arguments: [String]) {
+        if let invalid = invalidSetValue() {
+            Terminal.error(code: "USAGE", "--set \(invalid): the value is not valid UTF-8 (see 'ipawrap wrap --help')")
+            Foundation.exit(64)
+        }
+        var command: ParsableCommand
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            let status = exitCode(for: error)
+            guard status == .validationFailure else { exit(withError: error) }
+            let message = Self.message(for: error)
+            Terminal.error(code: "USAGE", message + " (see '\(helpCommand(for: arguments))')")
+            Foundation.exit(64)
+        }
+        do {
+            try command.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// The first `--set` argument whose raw bytes are not valid UTF-8 (as the user can read it),
+    /// or nil. Swift's `CommandLine.arguments` would have replaced such bytes with U+FFFD, and a
+    /// policy value silently changed is worse than a refusal.
+    private static func invalidSetValue() -> String? {
+        let count = Int(CommandLine.argc)
+        var expectingValue = false
+        for index in 1..<max(1, count) {
+            guard let pointer = CommandLine.unsafeArgv[index] else { continue }
+            let raw = Array(UnsafeBufferPointer(start: pointer, count: strlen(pointer))).map { UInt8(bitPattern: $0) }
+            let isValue = expectingValue || raw.starts(with: Array("--set=".utf8))
+            expectingValue = raw == Array("--set".utf8)
+            if isValue, String(validating: raw, as: UTF8.self) == nil {
+                return String(decoding: raw, as: UTF8.self)
+            }
+        }
+        return nil
+    }
+
+    /// `ipawrap SUBCOMMAND... --help` for the subcommands named at the start of `arguments`.
+    private static func helpCommand(for arguments: [String]) -> String {
+        var words = ["ipawrap"]
+        var level: [ParsableCommand.Type] = configuration.subcommands
+        for argument in arguments {
+            guard let match = level.first(where: { $0._commandName == argument }) else { break }
+            words.append(argument)
+            level = match.configuration.subcommands
+        }
+        return (words + ["--help"]).joined(separator: " ")
     }
 }

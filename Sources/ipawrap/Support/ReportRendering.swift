@@ -11,7 +11,57 @@ enum ReportRendering {
         return String(decoding: try encoder.encode(report), as: UTF8.self)
     }
 
+    /// The report for people. Every string from the app (names, paths, messages quoting
+    /// Info.plist values) has its control characters escaped, so it cannot rewrite the terminal.
     static func text(_ report: Report, style: Style = .standardOutput) -> String {
+        guard let escaped = escapingControlCharacters(report) else {
+            // Not expected: the report always reads back. Then no colour, and the whole text escaped.
+            return unescapedText(report, style: Style(enabled: false)).split(separator: "\n", omittingEmptySubsequences: false)
+                .map { Terminal.escaped(String($0)) }.joined(separator: "\n")
+        }
+        return unescapedText(escaped, style: style)
+    }
+
+    /// `report` with every control character in its strings replaced by its `\u{1B}` form (JSON
+    /// keeps them as JSON escapes; this is for text), or nil if it does not read back.
+    static func escapingControlCharacters(_ report: Report) -> Report? {
+        guard let encoded = try? JSONEncoder().encode(report) else { return nil }
+        let json = String(decoding: encoded, as: UTF8.self)
+        // Compact JSON has control characters only inside strings, as \n, \t... or \u00XX
+        // escapes; C1 controls and DEL appear raw.
+        var output = String.UnicodeScalarView()
+        var scalars = json.unicodeScalars.makeIterator()
+        func appendEscaped(_ value: UInt32) {
+            output.append(contentsOf: "\\\\u{\(String(value, radix: 16, uppercase: true))}".unicodeScalars)
+        }
+        while let scalar = scalars.next() {
+            if scalar == "\\", let next = scalars.next() {
+                let simple: [Unicode.Scalar: UInt32] = ["n": 0x0A, "r": 0x0D, "t": 0x09, "b": 0x08, "f": 0x0C]
+                if let value = simple[next] {
+                    appendEscaped(value)
+                } else if next == "u" {
+                    var hex = String.UnicodeScalarView()
+                    for _ in 0..<4 { if let digit = scalars.next() { hex.append(digit) } }
+                    if let value = UInt32(String(hex), radix: 16), value < 0x20 || (0x7F...0x9F).contains(value) {
+                        appendEscaped(value)
+                    } else {
+                        output.append(contentsOf: "\\u".unicodeScalars)
+                        output.append(contentsOf: hex)
+                    }
+                } else {
+                    output.append(scalar)
+                    output.append(next)
+                }
+            } else if (0x7F...0x9F).contains(scalar.value) {
+                appendEscaped(scalar.value)
+            } else {
+                output.append(scalar)
+            }
+        }
+        return try? JSONDecoder().decode(Report.self, from: Data(String(output).utf8))
+    }
+
+    private static func unescapedText(_ report: Report, style: Style) -> String {
         var lines: [String] = []
         let app = report.app
         let name = app.name ?? app.path.split(separator: "/").last.map(String.init) ?? app.path

@@ -8,6 +8,9 @@ struct TemplateOptions: ParsableArguments {
         valueName: "dir"))
     var templates: String?
 
+    /// The files these options read, which no output may replace.
+    var inputFiles: [String] { templates.map { [$0] } ?? [] }
+
     func directory() throws -> TemplateDirectory {
         try TemplateDirectory.locate(explicitPath: templates)
     }

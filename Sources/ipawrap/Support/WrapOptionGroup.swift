@@ -33,6 +33,9 @@ struct WrapOptionGroup: ParsableArguments {
     @Flag(help: "Flush outputs to disk before they appear (durability across power loss).")
     var fsync = false
 
+    /// The files these options read, which no output may replace.
+    var inputFiles: [String] { policy.map { [$0] } ?? [] }
+
     func validate() throws {
         if template != nil && policy != nil {
             throw ValidationError("--template and --policy cannot be used together")
