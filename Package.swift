@@ -38,6 +38,8 @@ let package = Package(
         .library(name: "ProvisioningProfile", targets: ["ProvisioningProfile"]),
         .library(name: "CodeSignature", targets: ["CodeSignature"]),
         .library(name: "AppBundle", targets: ["AppBundle"]),
+        .library(name: "Signing", targets: ["Signing"]),
+        .library(name: "Verification", targets: ["Verification"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -101,18 +103,33 @@ let package = Package(
             dependencies: ["IPAArchive", "PropertyList", "PNG", "AssetCatalog", "MachO", "FormatSupport"],
             swiftSettings: strict),
 
+        // Verification: every code signature of an IPA checked (pages, special slots, CMS, seals,
+        // profile consistency), entries streamed once on two workers.
+        .target(
+            name: "Verification",
+            dependencies: ["AppBundle", "CodeSignature", "CMS", "FormatSupport", "IPAArchive", "MachO", "PropertyList",
+                           "ProvisioningProfile"] + certificateLibraries,
+            swiftSettings: strict),
+
         // Checks and the report: every finding, produced as data.
         .target(
             name: "Checks",
             dependencies: ["AppBundle", "CodeSignature", "FormatSupport", "IPAArchive", "MachO", "Policy", "PropertyList", "ProvisioningProfile",
-                           .product(name: "Crypto", package: "swift-crypto")],
+                           "Verification", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
         // Wrapping: the policy bundle, the repack and the .mdx container.
         .target(
             name: "Wrapping",
-            dependencies: ["Checks", "AppBundle", "IPAArchive", "Policy", "PropertyList", "FormatSupport",
+            dependencies: ["Checks", "Signing", "AppBundle", "CodeSignature", "IPAArchive", "Policy", "PropertyList", "FormatSupport",
                            .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
+
+        // Signing: every bundle's signature planned innermost first, as archive edits.
+        .target(
+            name: "Signing",
+            dependencies: ["CodeSignature", "CMS", "SigningIdentity", "MachO", "ProvisioningProfile", "AppBundle",
+                           "IPAArchive", "PropertyList", "FormatSupport"] + certificateLibraries,
             swiftSettings: strict),
 
         // Batch: many IPAs in parallel, per-input isolation, sharding, the HTML diagnostics report.
@@ -127,6 +144,7 @@ let package = Package(
             name: "ipawrap",
             dependencies: [
                 "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile", "Batch",
+                "Signing", "SigningIdentity", "PropertyList", "Verification",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -167,9 +185,17 @@ let package = Package(
             name: "SigningIdentityTests",
             dependencies: ["SigningIdentity", "CMS", "TestSupport"] + certificateLibraries,
             swiftSettings: strict),
+        .testTarget(
+            name: "SigningTests",
+            dependencies: ["Signing", "CodeSignature", "MachO", "IPAArchive", "PropertyList", "FormatSupport", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
         .testTarget(name: "ChecksTests", dependencies: ["Checks", "AppBundle", "CodeSignature", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "VerificationTests",
+            dependencies: ["Verification", "AppBundle", "CodeSignature", "MachO", "PropertyList", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(name: "WrappingTests", dependencies: ["Wrapping", "Checks", "Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "BatchTests", dependencies: ["Batch", "Checks", "Wrapping", "Policy", "PNG", "XMLSupport", "TestSupport"],

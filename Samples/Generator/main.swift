@@ -28,6 +28,8 @@ app.executable = IPABuilder.executable { builder in
     ]
     builder.rpaths = ["@executable_path/Frameworks"]
     builder.symbols = [.defined("_main"), .objcClass("AppDelegate"), .objcClass("UIViewController", importedFrom: 2)]
+    // Room after the load commands, as ld64 leaves it, so `ipawrap sign` can add LC_CODE_SIGNATURE.
+    builder.headerPadding = 1024
 }
 app.addFile("Base.lproj/LaunchScreen.storyboardc/Info.plist",
             try PropertyList(root: ["UIStoryboardDesignatedEntryPointIdentifier": "UIViewController-01J-lp-oVM", "UIStoryboardVersion": 1], format: .binary).serialized())
@@ -37,6 +39,10 @@ app.addFile("Settings.bundle/Root.plist", try PropertyList(root: ["PreferenceSpe
 app.addSymlink("Default@2x.png", to: "AppIcon60x60@2x.png")
 app.addFramework("Kit", bundleIdentifier: "com.example.kit", version: "2.0.0")
 app.addExtension("Share", bundleIdentifier: "com.example.sample.share")
+// The framework's and the extension's executables get the same header room as the app's.
+for index in app.nested.indices {
+    app.nested[index].executable = IPABuilder.executable(fileType: index == 0 ? 6 : 8) { $0.headerPadding = 1024 }
+}
 app.rootFiles["SwiftSupport/iphoneos/libswiftCore.dylib"] = .init(data: IPABuilder.executable(fileType: 6), mode: 0o100755)
 
 let bytes = try app.bytes()

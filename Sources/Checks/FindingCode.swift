@@ -25,7 +25,7 @@ public struct FindingCode: Sendable, Hashable, CustomStringConvertible {
 
     /// Every code, by area.
     public static var all: [FindingCode] {
-        iconCodes + bundleCodes + profileCodes + binaryCodes + wrapCodes
+        iconCodes + bundleCodes + profileCodes + binaryCodes + wrapCodes + signatureCodes
     }
 
     /// The code with this raw value.

@@ -2,6 +2,7 @@ import AppBundle
 import Crypto
 import FormatSupport
 import IPAArchive
+import Verification
 
 /// The result of inspecting an IPA: the report, and the model it was built from (so `wrap` can
 /// use it without reading the archive again).
@@ -9,6 +10,8 @@ public struct Inspection {
     public let report: Report
     public let archive: AppArchive
     public let icon: IconResolution
+    /// The profile each bundle was judged with (what `sign` signs it with).
+    public let profileAssignments: [ProfileAssignment]
 }
 
 /// Builds the report of `inspect`, `check` and `wrap`: reads the bundle model, resolves the icon
@@ -30,20 +33,27 @@ public enum Inspector {
                 entries: archive.archive.zip.entries.count, rootItems: archive.rootItems),
             app: appSection(context))
         report.bundles = archive.allBundles.map { bundle in
-            Report.Bundle(path: bundle.path, kind: bundle.kind.rawValue, bundleId: bundle.bundleIdentifier, version: bundle.shortVersion)
+            Report.Bundle(
+                path: bundle.path, kind: bundle.kind.rawValue, bundleId: bundle.bundleIdentifier, version: bundle.shortVersion,
+                signature: SignatureSummary.read(bundle, in: archive).map { summary in
+                    Report.Signature(
+                        signed: summary.signed, adHoc: summary.adHoc, cdhash: summary.cdhash, teamId: summary.teamIdentifier,
+                        hashTypes: summary.hashTypes, certificateSubject: summary.certificate?.subject,
+                        certificateExpiry: summary.certificate?.notValidAfter)
+                })
         }
         IconChecks.apply(context, to: &report)
         BundleChecks.apply(context, to: &report)
         try BinaryChecks.apply(context, to: &report)
         try archive.checkLimits()
-        try ProfileChecks.apply(context, to: &report)
+        let assignments = try ProfileChecks.apply(context, to: &report)
         if !report.profiles.isEmpty || context.options.evaluationDate != nil {
             report.judgedAt = ProfileChecks.iso(context.now)
         }
         // A limit hit by a read that became a finding refuses the input all the same.
         try archive.checkLimits()
         report.findings.sort { ($0.severity, $0.code, $0.path ?? "") < ($1.severity, $1.code, $1.path ?? "") }
-        return Inspection(report: report, archive: archive, icon: icon)
+        return Inspection(report: report, archive: archive, icon: icon, profileAssignments: assignments)
     }
 
     private static func appSection(_ context: CheckContext) -> Report.App {

@@ -40,7 +40,8 @@ enum ProfileChecks {
     static let expiringWindowDays = 30
     static let dataProtectionKey = "com.apple.developer.default-data-protection"
 
-    static func apply(_ context: CheckContext, to report: inout Report) throws {
+    @discardableResult
+    static func apply(_ context: CheckContext, to report: inout Report) throws -> [ProfileAssignment] {
         let inputs = try ProfileInputs(context.options)
         var findings: [Finding] = []
         let assignments = try assign(context, inputs, findings: &findings)
@@ -65,6 +66,7 @@ enum ProfileChecks {
         findings += teamFindings(assignments, app: context.archive.app)
         findings += prefixFindings(context.archive)
         report.findings += findings
+        return assignments
     }
 
     // MARK: Assignment

@@ -2,7 +2,7 @@
 /// defines it. `schemaVersion` changes only when a field changes meaning. Optional fields are
 /// written as `null`, never left out, so consumers can rely on every key being present.
 public struct Report: Codable, Sendable, Equatable {
-    public static let currentSchemaVersion = 1
+    public static let currentSchemaVersion = 2
 
     public var schemaVersion: Int = Report.currentSchemaVersion
     public var tool: Tool
@@ -163,12 +163,16 @@ public struct Report: Codable, Sendable, Equatable {
         public var kind: String
         public var bundleId: String?
         public var version: String?
+        /// The main executable's code signature as it describes itself (schema version 2); nil
+        /// when the bundle has no readable executable.
+        public var signature: Signature?
 
-        public init(path: String, kind: String, bundleId: String?, version: String?) {
+        public init(path: String, kind: String, bundleId: String?, version: String?, signature: Signature? = nil) {
             self.path = path
             self.kind = kind
             self.bundleId = bundleId
             self.version = version
+            self.signature = signature
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -177,6 +181,44 @@ public struct Report: Codable, Sendable, Equatable {
             try container.encode(kind, forKey: .kind)
             try container.encode(bundleId, forKey: .bundleId)
             try container.encode(version, forKey: .version)
+            try container.encode(signature, forKey: .signature)
+        }
+    }
+
+    /// A bundle's signature summary: what `ipawrap verify` checks in full.
+    public struct Signature: Codable, Sendable, Equatable {
+        public var signed: Bool
+        public var adHoc: Bool
+        public var cdhash: String?
+        public var teamId: String?
+        /// e.g. `["SHA-1", "SHA-256"]`.
+        public var hashTypes: [String]
+        public var certificateSubject: String?
+        /// ISO 8601.
+        public var certificateExpiry: String?
+
+        public init(
+            signed: Bool, adHoc: Bool, cdhash: String?, teamId: String?, hashTypes: [String], certificateSubject: String?,
+            certificateExpiry: String?
+        ) {
+            self.signed = signed
+            self.adHoc = adHoc
+            self.cdhash = cdhash
+            self.teamId = teamId
+            self.hashTypes = hashTypes
+            self.certificateSubject = certificateSubject
+            self.certificateExpiry = certificateExpiry
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(signed, forKey: .signed)
+            try container.encode(adHoc, forKey: .adHoc)
+            try container.encode(cdhash, forKey: .cdhash)
+            try container.encode(teamId, forKey: .teamId)
+            try container.encode(hashTypes, forKey: .hashTypes)
+            try container.encode(certificateSubject, forKey: .certificateSubject)
+            try container.encode(certificateExpiry, forKey: .certificateExpiry)
         }
     }
 

@@ -33,10 +33,14 @@ public struct ArchiveEdits: Sendable, Equatable {
     public var additions: [Addition]
     /// Paths to remove; a folder's path removes everything inside it too.
     public var removals: [String]
+    /// Write an addition that replaces a file where that file was, keeping the archive's order
+    /// (what signing does); otherwise replacements go after the kept entries with the others.
+    public var replacesInPlace: Bool
 
-    public init(additions: [Addition] = [], removals: [String] = []) {
+    public init(additions: [Addition] = [], removals: [String] = [], replacesInPlace: Bool = false) {
         self.additions = additions
         self.removals = removals
+        self.replacesInPlace = replacesInPlace
     }
 }
 

@@ -65,36 +65,51 @@ public enum ArchiveWriter {
         var position: UInt64 = 0
         var newOffsets = [UInt64](repeating: 0, count: archive.store.table.count)
 
-        // 1. Unchanged entries, in file order (usually the directory's), contiguous runs in one copy each.
-        let inFileOrder = zip(plan.kept, plan.kept.dropFirst()).allSatisfy { $0.localHeaderOffset <= $1.localHeaderOffset }
+        // 1. Unchanged entries, in file order (usually the directory's), contiguous runs in one copy
+        // each; an entry replaced in place is written where the old one was.
+        var replacementRecords: [Int: [UInt8]] = [:]
+        let inPlace = plan.kept + plan.replacedInPlace.keys.map { archive.entries[$0] }
+        let ordered = inPlace.sorted { ($0.localHeaderOffset, $0.index) < ($1.localHeaderOffset, $1.index) }
         var run: (start: UInt64, end: UInt64)?
-        for entry in inFileOrder ? plan.kept : plan.kept.sorted(by: { $0.localHeaderOffset < $1.localHeaderOffset }) {
+        func flushRun() throws {
+            if let current = run {
+                try copyRange(from: archive, offset: current.start, length: current.end - current.start, to: out, at: position)
+                position += current.end - current.start
+            }
+            run = nil
+        }
+        for entry in ordered {
+            if let replacement = plan.replacedInPlace[entry.index] {
+                try flushRun()
+                let written = try NewEntryEncoder.write(
+                    replacement, at: position, to: out, unixTime: timestamp, level: options.compressionLevel)
+                replacementRecords[entry.index] = written.centralRecord
+                position = written.end
+                continue
+            }
             if let current = run, current.end == entry.localHeaderOffset {
                 run = (current.start, entry.endOffset)
             } else {
-                if let current = run {
-                    try copyRange(from: archive, offset: current.start, length: current.end - current.start, to: out, at: position)
-                    position += current.end - current.start
-                }
+                try flushRun()
                 run = (entry.localHeaderOffset, entry.endOffset)
             }
             newOffsets[entry.index] = position + (entry.localHeaderOffset - (run?.start ?? entry.localHeaderOffset))
         }
-        if let current = run {
-            try copyRange(from: archive, offset: current.start, length: current.end - current.start, to: out, at: position)
-            position += current.end - current.start
-        }
+        try flushRun()
         try archive.checkLimits()
 
         let limits = archive.limits.admitting(plan.added)
         let length = try finish(
-            out, at: position, copying: CopiedRecords(archive: archive, kept: plan.kept, newOffsets: newOffsets),
+            out, at: position,
+            copying: CopiedRecords(
+                archive: archive, kept: ordered.sorted { $0.index < $1.index }, newOffsets: newOffsets,
+                replacementRecords: replacementRecords),
             added: plan.added, comment: archive.comment, unixTime: timestamp, options: options,
             verify: { path in
                 if let verifying { try verifying(path, limits) } else { _ = try ZipArchive(path: path, limits: limits) }
             })
         return RepackSummary(
-            output: out.destination, copiedEntries: plan.kept.count, addedEntries: plan.added.count,
+            output: out.destination, copiedEntries: plan.kept.count, addedEntries: plan.added.count + plan.replacedInPlace.count,
             removedEntries: plan.removedCount, outputSize: length)
     }
 
@@ -125,6 +140,8 @@ public enum ArchiveWriter {
         var kept: [ArchiveEntry]
         /// By entry index.
         var newOffsets: [UInt64]
+        /// The central records of entries rewritten in place, by entry index.
+        var replacementRecords: [Int: [UInt8]] = [:]
     }
 
     /// Writes the added entries after `start`, then the central directory (copied records first,
@@ -151,6 +168,10 @@ public enum ArchiveWriter {
             while let next = kept.first, let (record, _) = try reader.next() {
                 guard reader.index - 1 == UInt64(next.index) else { continue }
                 kept = kept.dropFirst()
+                if let replacement = copied.replacementRecords[next.index] {
+                    try directory.append(replacement)
+                    continue
+                }
                 // The records are read again from the input: they must still be the ones checked.
                 guard copied.archive.describes(next, as: record) else {
                     throw ArchiveError.unreadable(archive: copied.archive.path, reason: "the file changed while being copied")
@@ -292,6 +313,9 @@ struct RepackPlan {
     /// In central-directory order.
     var kept: [ArchiveEntry]
     var added: [Added]
+    /// Additions written in place of the entry they replace (`ArchiveEdits.replacesInPlace`), by
+    /// that entry's index.
+    var replacedInPlace: [Int: Added] = [:]
     var removedCount: Int
 
     init(archive: ZipArchive, edits: ArchiveEdits) throws {
@@ -303,6 +327,7 @@ struct RepackPlan {
         }
 
         var replaced = Set<Int>()
+        var replacedInPlace: [Int: Added] = [:]
         var added = try Self.entries(for: edits.additions)
         // An addition replaces an existing entry of the same kind at the same path.
         for (key, item) in added {
@@ -313,6 +338,10 @@ struct RepackPlan {
             if item.kind != .directory || existing.kind != .directory {
                 removed.insert(existing.index)
                 replaced.insert(existing.index)
+                if edits.replacesInPlace && item.kind == .file && existing.kind == .file {
+                    replacedInPlace[existing.index] = item
+                    added[key] = nil
+                }
             } else {
                 added[key] = nil  // the folder is already there
             }
@@ -342,6 +371,7 @@ struct RepackPlan {
         }
         self.kept = archive.entries.filter { !removed.contains($0.index) }
         self.added = added.values.sorted { $0.name < $1.name }
+        self.replacedInPlace = replacedInPlace
         self.removedCount = removed.subtracting(replaced).count
     }
 

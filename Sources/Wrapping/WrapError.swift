@@ -3,22 +3,26 @@ import FormatSupport
 /// Why a wrap request cannot start.
 public enum WrapError: CodedError, Equatable {
     case policyFileUnreadable(String, reason: String)
+    /// A profile to embed could not be read again for signing.
+    case profileUnreadable(String, reason: String)
 
     public var code: String {
         switch self {
         case .policyFileUnreadable: "POLICY_FILE_UNREADABLE"
+        case .profileUnreadable: "SIGN_PROFILE_UNREADABLE"
         }
     }
 
     public var category: ErrorCategory {
         switch self {
-        case .policyFileUnreadable: .io
+        case .policyFileUnreadable, .profileUnreadable: .io
         }
     }
 
     public var description: String {
         switch self {
         case .policyFileUnreadable(let path, let reason): "cannot read the policy file \(path): \(reason)"
+        case .profileUnreadable(let path, let reason): "cannot read the profile \(path) to embed it: \(reason)"
         }
     }
 }

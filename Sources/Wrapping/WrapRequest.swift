@@ -1,6 +1,7 @@
 import Checks
 import IPAArchive
 import Policy
+import Signing
 
 /// Everything `wrap` is asked to do.
 public struct WrapRequest: Sendable {
@@ -28,13 +29,16 @@ public struct WrapRequest: Sendable {
     public var rewrap: Bool
     public var templates: TemplateDirectory
     public var repack: RepackOptions
+    /// `--sign`: re-sign every bundle in the same archive write.
+    public var signing: SigningRequest?
 
     public init(
         input: String, output: String, format: Format = .ipa, checks: CheckOptions = CheckOptions(),
         limits: ArchiveLimits = .default, template: String? = nil, policyFile: String? = nil,
         overrides: [PolicyOverride] = [], mode: AppMode? = nil, rewrap: Bool = false,
-        templates: TemplateDirectory, repack: RepackOptions = RepackOptions()
+        templates: TemplateDirectory, repack: RepackOptions = RepackOptions(), signing: SigningRequest? = nil
     ) {
+        self.signing = signing
         self.input = input
         self.output = output
         self.format = format

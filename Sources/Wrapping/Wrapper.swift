@@ -1,15 +1,36 @@
 import AppBundle
 import Checks
+import CodeSignature
 import FormatSupport
 import Foundation
 import IPAArchive
 import Policy
 import PropertyList
+import Signing
 
 /// `ipawrap wrap`: runs every check of `check`; on any error finding writes nothing; otherwise
 /// embeds the policy bundle and repacks with the raw-copy writer (every other entry byte for byte),
 /// as an .ipa or inside an .mdx container.
 public enum Wrapper {
+    /// Which of the files `wrap` adds the app's seal covers, by the rules of its own
+    /// CodeResources (`rules2`, else `rules`): "MDXPolicy.bundle/Info.plist and … are not sealed".
+    /// Nil when the rules leave them all out; a seal that cannot be read is broken all the same.
+    static func brokenSeal(of archive: AppArchive) -> String? {
+        let path = archive.app.path + "/_CodeSignature/CodeResources"
+        let added = [PolicyBundle.folderName + "/Info.plist", PolicyBundle.folderName + "/" + PolicyBundle.policyFileName]
+        guard let bytes = try? archive.read(path, maximumSize: 16 << 20), let resources = try? CodeResources(bytes: bytes),
+            let rules = resources.rules2 ?? resources.rules, let ruleSet = try? ResourceRuleSet(rules),
+            let decisions = try? ruleSet.decide(added.map { ResourceEntry(path: $0, kind: .file) }, mainExecutable: nil)
+        else {
+            return "its seal cannot be read to say which files it covers"
+        }
+        let sealed = decisions.filter { $0.outcome == .sealed || $0.outcome == .nested }.map(\.path)
+        guard !sealed.isEmpty else { return nil }
+        return sealed.joined(separator: " and ") + (sealed.count == 1 ? " is" : " are")
+            + " not in the seal, which \(resources.rules2 != nil ? "rules2" : "rules") say must cover "
+            + (sealed.count == 1 ? "it" : "them")
+    }
+
     public static func wrap(_ request: WrapRequest, tool: Report.Tool) throws -> WrapOutcome {
         // The policy first: a mistake in the request should not wait for the archive.
         let (template, templateName) = try loadPolicy(request)
@@ -27,11 +48,11 @@ public enum Wrapper {
             report.findings.append(Finding(
                 .alreadyWrapped, message: "\(archive.app.path) already holds \(PolicyBundle.folderName)", path: bundlePath))
         }
-        if archive.app.isSigned {
+        if archive.app.isSigned, request.signing == nil, let broken = brokenSeal(of: archive) {
             report.findings.append(Finding(
                 .signatureInvalidated,
                 message: "\(archive.app.path) is signed (_CodeSignature/CodeResources); adding \(PolicyBundle.folderName) "
-                    + "changes its sealed contents, so the signature no longer matches",
+                    + "changes its sealed contents (\(broken)), so the signature no longer matches",
                 path: archive.app.path + "/_CodeSignature/CodeResources"))
         }
         if let requested = request.mode, requested != template.mode {
@@ -47,12 +68,17 @@ public enum Wrapper {
 
         let policy = try PolicyBundle(template: template, templateName: templateName, mode: mode, toolkitVersion: toolkitVersion)
         let toolName = "\(tool.name) \(tool.version)"
-        let edits = ArchiveEdits(
+        var edits = ArchiveEdits(
             additions: [
                 .init(name: bundlePath + "/" + PolicyBundle.policyFileName, content: .bytes(policy.policyXML)),
                 .init(name: bundlePath + "/Info.plist", content: .bytes(try policy.infoPlist(tool: toolName))),
             ],
             removals: alreadyWrapped ? [bundlePath] : [])
+        if let signing = request.signing {
+            edits = try ArchiveSigner.edits(
+                signing: archive, profiles: try Resigner.profiles(inspection.profileAssignments), applying: edits,
+                request: signing)
+        }
         let verifyIPA: ArchiveWriter.Verification = { path, limits in _ = try IPAArchive(path: path, limits: limits) }
 
         let size: UInt64

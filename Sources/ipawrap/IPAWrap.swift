@@ -15,7 +15,7 @@ struct IPAWrap: ParsableCommand {
         commandName: "ipawrap",
         abstract: "Wrap and inspect iOS app archives (.ipa) on Linux.",
         discussion: """
-            Exit codes: 0 success, 1 error findings (check, wrap), 64 usage error, \
+            Exit codes: 0 success, 1 error findings (check, wrap, verify), 64 usage error, \
             65 input that is not a readable, safe iOS app archive (or a malformed policy or profile), \
             74 the output cannot be written.
             """,
@@ -25,11 +25,13 @@ struct IPAWrap: ParsableCommand {
             CheckCommand.self,
             IconCommand.self,
             WrapCommand.self,
+            SignCommand.self,
             RepackCommand.self,
             PolicyCommand.self,
             AssetsCommand.self,
             ProfileCommand.self,
             BatchCommand.self,
+            VerifyCommand.self,
         ]
     )
 }

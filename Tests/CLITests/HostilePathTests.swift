@@ -292,7 +292,7 @@ import TestSupport
             #expect(result.status == 65, "\(arguments): \(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(arguments)")
-            #expect(object["schemaVersion"] as? Int == 1)
+            #expect(object["schemaVersion"] as? Int == 2)  // the report's schema (2 since verify)
             #expect(object["input"] as? String == input)
             let error = try #require(object["error"] as? [String: Any])
             let code = try #require(error["code"] as? String)

@@ -23,7 +23,7 @@ import TestSupport
         #expect(result.status == 0, "\(result.stderr)")
         let report = try json(result.stdout)
         #expect(Set(report.keys) == ["schemaVersion", "tool", "input", "app", "icon", "bundles", "sdks", "profiles", "findings", "judgedAt"])
-        #expect(report["schemaVersion"] as? Int == 1)
+        #expect(report["schemaVersion"] as? Int == 2)
         let tool = try #require(report["tool"] as? [String: Any])
         #expect(Set(tool.keys) == ["name", "version"])
         let input = try #require(report["input"] as? [String: Any])
@@ -46,7 +46,7 @@ import TestSupport
         #expect(icon["format"] as? String == "cgbi")
         let bundles = try #require(report["bundles"] as? [[String: Any]])
         #expect(bundles.map { $0["kind"] as? String } == ["app", "framework", "appex"])
-        #expect(bundles.allSatisfy { Set($0.keys) == ["path", "kind", "bundleId", "version"] })
+        #expect(bundles.allSatisfy { Set($0.keys) == ["path", "kind", "bundleId", "version", "signature"] })
     }
 
     @Test func itemsBesideTheAppAreReported() throws {

@@ -29,30 +29,37 @@ struct WrapCommand: ParsableCommand {
     @Flag(help: "Print the report as JSON.")
     var json = false
 
+    @Flag(help: "Re-sign the wrapped app (needs --identity or --certificate and --key) in the same archive write.")
+    var sign = false
+
     @OptionGroup var wrap: WrapOptionGroup
+    @OptionGroup var signing: SigningOptionGroup
     @OptionGroup var checks: CheckOptionGroup
     @OptionGroup var templates: TemplateOptions
     @OptionGroup var limits: ArchiveLimitOptions
 
+    func validate() throws {
+        if signing.isGiven && !sign {
+            throw ValidationError("--identity, --certificate and --key need --sign")
+        }
+    }
+
     func run() throws {
         let written = try reportingErrors(json: json ? ipa : nil) {
-            try OutputDestination.check(output, inputs: [ipa] + wrap.inputFiles + checks.inputFiles + templates.inputFiles)
-            let request = try wrap.request(input: ipa, output: output, checks: checks, templates: templates, limits: limits)
-            let outcome = try Wrapper.wrap(request, tool: ToolInfo.tool)
-            if json {
-                print(try ReportRendering.json(outcome.report))
-            } else {
-                print(ReportRendering.text(outcome.report))
+            try OutputDestination.check(
+                output, inputs: [ipa] + wrap.inputFiles + checks.inputFiles + templates.inputFiles + signing.inputFiles)
+            var request = try wrap.request(input: ipa, output: output, checks: checks, templates: templates, limits: limits)
+            if sign {
+                request.signing = try signing.request()
             }
+            let outcome = try Wrapper.wrap(request, tool: ToolInfo.tool)
+            var summary: String?
             if let policy = outcome.policy, let size = outcome.outputSize {
                 let changed = policy.changedPolicies.isEmpty ? "" : ", set \(policy.changedPolicies.joined(separator: ", "))"
-                let line = "Wrapped \(ipa) into \(output) (\(request.format.rawValue), \(size) bytes): policy '\(policy.templateName)', "
+                summary = "Wrapped \(ipa) into \(output) (\(request.format.rawValue), \(size) bytes): policy '\(policy.templateName)', "
                     + "\(policy.mode.rawValue) mode, \(policy.policyCount) policies\(changed), toolkit \(policy.toolkitVersion)"
-                if json { Terminal.standardError(line) } else { print("\n" + line) }
-            } else {
-                let errors = outcome.report.findings.filter { $0.severity == .error }.map(\.code)
-                Terminal.standardError("ipawrap: \(ipa): not wrapped because of \(errors.joined(separator: ", ")); nothing was written")
             }
+            try ReportRendering.printOutcome(outcome.report, json: json, input: ipa, summary: summary, notDone: "not wrapped")
             return outcome.written
         }
         if !written { throw ExitCode(1) }

@@ -5,6 +5,22 @@ import Foundation
 /// Renders reports: JSON for pipelines (sorted keys, so the same report gives the same bytes),
 /// and a short text form for people.
 enum ReportRendering {
+    /// What `wrap` and `sign` print: the report (text or JSON), then `summary` when an output was
+    /// written (on standard error beside JSON), else which error findings stopped it.
+    static func printOutcome(_ report: Report, json: Bool, input: String, summary: String?, notDone: String) throws {
+        if json {
+            print(try ReportRendering.json(report))
+        } else {
+            print(ReportRendering.text(report))
+        }
+        if let summary {
+            if json { Terminal.standardError(summary) } else { print("\n" + summary) }
+        } else {
+            let errors = report.findings.filter { $0.severity == .error }.map(\.code)
+            Terminal.standardError("ipawrap: \(input): \(notDone) because of \(errors.joined(separator: ", ")); nothing was written")
+        }
+    }
+
     static func json(_ report: Report) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -93,11 +109,15 @@ enum ReportRendering {
         } else {
             lines.append(row("Icon", style.red("none")))
         }
+        if let signature = report.bundles.first(where: { $0.kind == "app" })?.signature {
+            lines.append(row("Signature", describe(signature)))
+        }
         let nested = report.bundles.filter { $0.kind != "app" }
         lines.append(row("Bundles", nested.isEmpty ? "no nested bundles" : "\(nested.count) nested"))
         for bundle in nested {
             lines.append("    \(bundle.kind.padding(toLength: 9, withPad: " ", startingAt: 0)) \(bundle.path)"
-                + (bundle.bundleId.map { "  \($0)" } ?? "") + (bundle.version.map { "  \($0)" } ?? ""))
+                + (bundle.bundleId.map { "  \($0)" } ?? "") + (bundle.version.map { "  \($0)" } ?? "")
+                + (bundle.signature.map { "  (\(describe($0)))" } ?? ""))
         }
         if !report.sdks.isEmpty {
             lines.append(row("SDKs", report.sdks.map { "\($0.framework) \($0.version ?? "?") (\($0.family))" }.joined(separator: ", ")))
@@ -129,6 +149,18 @@ enum ReportRendering {
             if let remedy = finding.remedy { lines.append("          " + style.dim("→ " + remedy)) }
         }
         return lines
+    }
+
+    /// "signed, team T, cdhash …, SHA-256, by CN (expires …)", "ad hoc, cdhash …" or "unsigned".
+    static func describe(_ signature: Report.Signature) -> String {
+        guard signature.signed else { return "unsigned" }
+        var parts = [signature.adHoc ? "ad hoc" : "signed, team \(signature.teamId ?? "?")"]
+        if let cdhash = signature.cdhash { parts.append("cdhash \(cdhash)") }
+        if !signature.hashTypes.isEmpty { parts.append(signature.hashTypes.joined(separator: "+")) }
+        if let subject = signature.certificateSubject {
+            parts.append("by \(subject)" + (signature.certificateExpiry.map { " (expires \($0))" } ?? ""))
+        }
+        return parts.joined(separator: ", ")
     }
 
     private static func row(_ label: String, _ value: String) -> String {

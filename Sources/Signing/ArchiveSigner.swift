@@ -1,0 +1,192 @@
+import AppBundle
+import CodeSignature
+import FormatSupport
+import Foundation
+import IPAArchive
+import MachO
+import PropertyList
+import ProvisioningProfile
+import SigningIdentity
+
+/// Plans the signature of every bundle in an archive, innermost first, and returns the entries
+/// that change as archive edits, so signing is part of the one archive write of `sign` or
+/// `wrap --sign`.
+///
+/// Per bundle, deepest first (frameworks and extensions before the bundles that hold them, so a
+/// parent seals its children's new bytes): loose dylibs in `Frameworks/` are signed, the
+/// profile becomes `embedded.mobileprovision`, `_CodeSignature/CodeResources` is regenerated
+/// with Apple's iOS rules over the bundle's current contents, and the main executable is signed
+/// with the bundle ID, the team, the designated requirement and the entitlements.
+public enum ArchiveSigner {
+    /// `edits` (what a wrap adds and removes) plus every entry signing changes.
+    public static func edits(
+        signing archive: AppArchive, profiles: [BundleProfile], applying edits: ArchiveEdits = ArchiveEdits(),
+        request: SigningRequest
+    ) throws -> ArchiveEdits {
+        let identity = request.identity
+        if let problem = identity.validityProblem(at: request.signingTime) { throw problem }
+        let profilesByPath = Dictionary(profiles.map { ($0.bundlePath, $0) }, uniquingKeysWith: { first, _ in first })
+        try checkEntitlementOverrides(request.entitlements, archive: archive, profiles: profilesByPath)
+
+        var tree = try BundleTree(archive: archive.archive.zip, edits: edits)
+        let signer = CodeSigner(
+            identity: identity, signingTime: request.signingTime, leafCommonName: identity.commonName ?? "",
+            teamIdentifier: identity.teamIdentifier)
+        let depth = { (path: String) in path.utf8.count(where: { $0 == UInt8(ascii: "/") }) }
+        let bundles = archive.allBundles.sorted { (depth($0.path), $0.path) > (depth($1.path), $1.path) }
+        for bundle in bundles {
+            try sign(bundle, profile: profilesByPath[bundle.path], tree: &tree, signer: signer, request: request)
+        }
+        return tree.edits(keeping: edits)
+    }
+
+    private static func sign(
+        _ bundle: BundleInfo, profile: BundleProfile?, tree: inout BundleTree, signer: CodeSigner, request: SigningRequest
+    ) throws {
+        guard let identifier = bundle.bundleIdentifier else {
+            throw SigningError(
+                .executable, "\(bundle.path) has no CFBundleIdentifier", remedy: "give its Info.plist a bundle ID and sign again")
+        }
+        guard let executableName = bundle.executableName, let executablePath = bundle.executablePath else {
+            throw SigningError(
+                .executable, "\(bundle.path) names no executable (CFBundleExecutable)",
+                remedy: "add the executable and CFBundleExecutable to the bundle")
+        }
+        var entitlements: SignedEntitlements?
+        if bundle.kind.needsProfile {
+            guard let profile else {
+                throw SigningError(
+                    .noProfile, "\(bundle.path) (\(identifier)) has no provisioning profile",
+                    remedy: "pass --profile \(identifier)=PATH or --profiles-dir DIR with a profile for it")
+            }
+            try checkProfile(profile, identity: request.identity, bundle: bundle)
+            if let bytes = profile.profileBytes {
+                tree.set(bundle.path + "/embedded.mobileprovision", bytes: bytes)
+            }
+            entitlements = try Self.entitlements(
+                for: identifier, profile: profile, override: request.entitlements[identifier])
+        }
+
+        // Loose dylibs first: the bundle's seal covers their new bytes.
+        let frameworks = bundle.path + "/Frameworks/"
+        for path in tree.paths(under: frameworks)
+        where path.hasSuffix(".dylib") && !path.dropFirst(frameworks.count).contains("/") {
+            guard tree.isFile(path), let file = try tree.machO(at: path) else { continue }
+            let name = String(path.split(separator: "/").last ?? "")
+            var source = try tree.source(at: path)
+            let signed = try signer.sign(
+                file: file, source: &source,
+                inputs: CodeSigningInputs(identifier: String(name.dropLast(".dylib".count))), path: path)
+            tree.set(path, bytes: signed.bytes)
+        }
+
+        let prefix = bundle.path + "/"
+        var entries: [ResourceEntry] = []
+        for path in tree.paths(under: prefix) {
+            let relative = String(path.dropFirst(prefix.count))
+            switch tree.kind(at: path) {
+            case .file: entries.append(ResourceEntry(path: relative, kind: .file))
+            case .symlink(let target): entries.append(ResourceEntry(path: relative, kind: .symlink(target: target)))
+            case .directory, nil: continue
+            }
+        }
+        let builder = CodeResourcesBuilder(hashTypes: [.sha1, .sha256])
+        let requests = try builder.requests(for: entries, mainExecutable: executableName)
+        var facts: [String: ResourceFacts] = [:]
+        try tree.digests(of: requests.map { (prefix + $0.path, $0) }) { path, digests in
+            facts[String(path.dropFirst(prefix.count))] = .digests(digests)
+        }
+        let resources = try builder.build(for: entries, mainExecutable: executableName, facts: facts).serialized()
+        tree.set(prefix + "_CodeSignature/CodeResources", bytes: resources)
+
+        guard tree.isFile(executablePath), let file = try tree.machO(at: executablePath) else {
+            throw SigningError(
+                .executable, "\(executablePath), the executable of \(bundle.path), is missing or not a Mach-O file",
+                remedy: "build the bundle with its executable")
+        }
+        var source = try tree.source(at: executablePath)
+        let infoPlist = try tree.bytes(at: prefix + "Info.plist")
+        let signed = try signer.sign(
+            file: file, source: &source,
+            inputs: CodeSigningInputs(
+                identifier: identifier, infoPlist: infoPlist, codeResources: resources, entitlements: entitlements),
+            path: executablePath)
+        tree.set(executablePath, bytes: signed.bytes)
+    }
+
+    // MARK: Profiles and entitlements
+
+    private static func checkProfile(_ profile: BundleProfile, identity: SigningIdentity, bundle: BundleInfo) throws {
+        let leaf = identity.certificateDER
+        guard profile.profile.developerCertificates.contains(where: { $0.derBytes == leaf }) else {
+            throw SigningError(
+                .certificateNotInProfile,
+                "the signing certificate \(identity.commonName ?? "?") (SHA-1 \(identity.sha1Fingerprint)) is not among the "
+                    + "DeveloperCertificates of \(profile.file), the profile of \(bundle.path)",
+                remedy: "sign with an identity the profile lists, or regenerate the profile with this certificate")
+        }
+        if let team = profile.profile.teamIdentifier, let mine = identity.teamIdentifier, team != mine {
+            throw SigningError(
+                .teamMismatch, "the signing certificate is of team \(mine), but \(profile.file) is of team \(team)",
+                remedy: "use a profile and identity of the same team")
+        }
+    }
+
+    /// The profile's entitlements as Xcode signs with them: a wildcard `application-identifier`
+    /// and `TEAM.*` keychain groups expanded to the bundle ID; or the override, each of whose
+    /// keys the profile must grant.
+    static func entitlements(
+        for identifier: String, profile: BundleProfile, override: PropertyListDictionary?
+    ) throws -> SignedEntitlements {
+        let granted = profile.profile.entitlements
+        var chosen = PropertyListDictionary()
+        if let override {
+            for key in override.keys {
+                guard granted[key] != nil else {
+                    throw SigningError(
+                        .entitlementNotGranted,
+                        "--entitlements for \(identifier) asks for \(key), which \(profile.file) does not grant",
+                        remedy: "remove \(key) from the entitlements file, or use a profile whose App ID has the capability")
+                }
+            }
+            chosen = override
+        } else {
+            for key in granted.keys {
+                guard let value = granted[key] else { continue }
+                _ = chosen.updateValue(expand(value, key: key, identifier: identifier), forKey: key)
+            }
+        }
+        let sorted = PropertyListValue.dictionary(chosen).sortingKeys().dictionary ?? chosen
+        do {
+            return SignedEntitlements(
+                xml: try EntitlementsBlob(dictionary: sorted), der: DEREntitlements(dictionary: sorted),
+                getTaskAllow: sorted["get-task-allow"]?.bool ?? false)
+        }
+    }
+
+    /// `PREFIX.*` → `PREFIX.<bundle ID>` for the identifier-like entitlements.
+    private static func expand(_ value: PropertyListValue, key: String, identifier: String) -> PropertyListValue {
+        func expanded(_ text: String) -> String {
+            text.hasSuffix(".*") ? String(text.dropLast()) + identifier : text == "*" ? identifier : text
+        }
+        switch (key, value) {
+        case ("application-identifier", .string(let text)), ("com.apple.application-identifier", .string(let text)):
+            return .string(expanded(text))
+        case ("keychain-access-groups", .array(let items)):
+            return .array(items.map { item in item.string.map { .string(expanded($0)) } ?? item })
+        default:
+            return value
+        }
+    }
+
+    private static func checkEntitlementOverrides(
+        _ overrides: [String: PropertyListDictionary], archive: AppArchive, profiles: [String: BundleProfile]
+    ) throws {
+        let known = Set(archive.allBundles.filter(\.kind.needsProfile).compactMap(\.bundleIdentifier))
+        for identifier in overrides.keys.sorted() where !known.contains(identifier) {
+            throw SigningError(
+                .entitlementsFile, "--entitlements \(identifier)=… names no bundle in the archive that takes a profile",
+                remedy: "use one of: \(known.sorted().joined(separator: ", "))")
+        }
+    }
+}

@@ -1,0 +1,211 @@
+import CodeSignature
+import FormatSupport
+import IPAArchive
+import MachO
+
+/// The archive's files as signing sees them: every entry, with a wrap's edits applied and
+/// signing's own changes (signed binaries, seals, profiles) laid over it, so a parent bundle
+/// seals what its children became.
+struct BundleTree {
+    enum Node {
+        case entry(ArchiveEntry)
+        case bytes([UInt8])
+        case symlink(String)
+        case directory
+    }
+
+    enum Kind: Equatable {
+        case file
+        case symlink(String)
+        case directory
+    }
+
+    /// Largest file read whole (Info.plist, a Mach-O header range is read through a source).
+    static let maximumWholeRead: UInt64 = 64 << 20
+
+    let archive: ZipArchive
+    private var nodes: [String: Node] = [:]
+    /// Every path, in byte order.
+    private var sorted: [String] = []
+    /// Paths signing rewrote.
+    private var changed: Set<String> = []
+
+    init(archive: ZipArchive, edits: ArchiveEdits) throws {
+        self.archive = archive
+        var removed: [String] = []
+        for removal in edits.removals {
+            var key = removal
+            while key.hasSuffix("/") { key.removeLast() }
+            removed.append(key)
+        }
+        func isRemoved(_ path: String) -> Bool {
+            removed.contains { path == $0 || path.hasPrefix($0 + "/") }
+        }
+        for entry in archive.entries {
+            var path = entry.path
+            while path.hasSuffix("/") { path.removeLast() }
+            guard !path.isEmpty, !isRemoved(path) else { continue }
+            switch entry.kind {
+            case .file: nodes[path] = .entry(entry)
+            case .directory: nodes[path] = .directory
+            case .symlink: nodes[path] = .symlink(archive.symlinkTarget(of: entry) ?? "")
+            }
+        }
+        for addition in edits.additions {
+            var path = addition.name
+            while path.hasSuffix("/") { path.removeLast() }
+            switch addition.content {
+            case .bytes(let bytes): nodes[path] = .bytes(bytes)
+            case .directory: nodes[path] = .directory
+            case .symlink(let target): nodes[path] = .symlink(target)
+            case .file:
+                // A wrap adds bytes only; a folder from disk would have to be read here.
+                throw SigningError(
+                    .executable, "signing cannot include \(path), which is added from a file on disk",
+                    remedy: "sign the archive after it is written")
+            }
+        }
+        sorted = nodes.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// Paths that start with `prefix`, in byte order.
+    func paths(under prefix: String) -> [String] {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle].utf8.lexicographicallyPrecedes(prefix.utf8) { low = middle + 1 } else { high = middle }
+        }
+        var result: [String] = []
+        while low < sorted.count, sorted[low].hasPrefix(prefix) {
+            result.append(sorted[low])
+            low += 1
+        }
+        return result
+    }
+
+    func kind(at path: String) -> Kind? {
+        switch nodes[path] {
+        case .entry, .bytes: .file
+        case .symlink(let target): .symlink(target)
+        case .directory: .directory
+        case nil: nil
+        }
+    }
+
+    func isFile(_ path: String) -> Bool { kind(at: path) == .file }
+
+    mutating func set(_ path: String, bytes: [UInt8]) {
+        if nodes[path] == nil {
+            let index = sorted.partitioningIndex { !$0.utf8.lexicographicallyPrecedes(path.utf8) }
+            sorted.insert(path, at: index)
+        }
+        nodes[path] = .bytes(bytes)
+        changed.insert(path)
+    }
+
+    func source(at path: String) throws -> NodeSource {
+        switch nodes[path] {
+        case .entry(let entry): .entry(archive.byteSource(for: entry))
+        case .bytes(let bytes): .memory(InMemoryByteSource(bytes))
+        default: throw SigningError(.executable, "\(path) is not a file", remedy: "check the bundle's layout")
+        }
+    }
+
+    func bytes(at path: String) throws -> [UInt8]? {
+        switch nodes[path] {
+        case .entry(let entry): try archive.read(entry, maximumSize: Self.maximumWholeRead)
+        case .bytes(let bytes): bytes
+        default: nil
+        }
+    }
+
+    /// The Mach-O headers of the file at `path`, or nil when it is not Mach-O.
+    func machO(at path: String) throws -> MachOFile? {
+        var source = try source(at: path)
+        // Eight bytes tell a fat header from a Java class file.
+        guard source.size >= 8, MachOFile.isMachO(prefix: try source.read(offset: 0, count: 8)) else { return nil }
+        return try MachOFile(reading: &source)
+    }
+
+    /// Computes the digests each request asks for, from the files' current contents.
+    func digests(
+        of requests: [(path: String, request: ResourceRequest)], _ body: (String, [HashType: [UInt8]]) -> Void
+    ) throws {
+        for (path, request) in requests {
+            let types: [HashType] =
+                switch request.need {
+                case .digests(let types), .nestedCode(let types): types
+                }
+            var hashers = types.compactMap { HashType.Hasher($0) }
+            switch nodes[path] {
+            case .entry(let entry):
+                try archive.stream(entry, chunkSize: 1 << 20) { chunk in
+                    for index in hashers.indices { hashers[index].update(bufferPointer: chunk) }
+                }
+            case .bytes(let bytes):
+                bytes.withUnsafeBytes { chunk in
+                    for index in hashers.indices { hashers[index].update(bufferPointer: chunk) }
+                }
+            default:
+                continue
+            }
+            body(path, Dictionary(uniqueKeysWithValues: zip(types, hashers.map { $0.finalize() })))
+        }
+    }
+
+    /// `original` with every changed file added (replacing the entry, keeping its permissions
+    /// and whether it was stored), and the original additions carrying their new contents.
+    func edits(keeping original: ArchiveEdits) -> ArchiveEdits {
+        var additions: [ArchiveEdits.Addition] = []
+        var added = Set<String>()
+        for var addition in original.additions {
+            var path = addition.name
+            while path.hasSuffix("/") { path.removeLast() }
+            if changed.contains(path), case .bytes(let bytes)? = nodes[path] { addition.content = .bytes(bytes) }
+            additions.append(addition)
+            added.insert(path)
+        }
+        for path in changed.sorted() where !added.contains(path) {
+            guard case .bytes(let bytes)? = nodes[path] else { continue }
+            let existing = archive.entry(named: path)
+            additions.append(ArchiveEdits.Addition(
+                name: path, content: .bytes(bytes), permissions: existing?.permissions,
+                stored: existing.map { $0.method == 0 } ?? false))
+        }
+        return ArchiveEdits(additions: additions, removals: original.removals, replacesInPlace: true)
+    }
+}
+
+/// An entry's or a rewritten file's bytes.
+enum NodeSource: ByteSource {
+    case entry(ArchiveEntrySource)
+    case memory(InMemoryByteSource)
+
+    var size: UInt64 {
+        switch self {
+        case .entry(let source): source.size
+        case .memory(let source): source.size
+        }
+    }
+
+    mutating func read(offset: UInt64, count: Int) throws -> [UInt8] {
+        switch self {
+        case .entry(let source): return try source.read(offset: offset, count: count)
+        case .memory(let source): return try source.read(offset: offset, count: count)
+        }
+    }
+}
+
+extension Array {
+    /// The first index whose element satisfies `belongs`, for an array partitioned by it.
+    fileprivate func partitioningIndex(where belongs: (Element) -> Bool) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if belongs(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}

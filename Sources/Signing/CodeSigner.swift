@@ -1,0 +1,177 @@
+import CMS
+import CodeSignature
+import FormatSupport
+import Foundation
+import MachO
+import SigningIdentity
+import SwiftASN1
+import X509
+
+/// What one piece of code is signed with, besides its bytes.
+struct CodeSigningInputs {
+    /// The CodeDirectory identifier: the bundle ID, or a loose dylib's file name.
+    var identifier: String
+    /// Info.plist's bytes (special slot 1), for a bundle's main executable.
+    var infoPlist: [UInt8]?
+    /// `_CodeSignature/CodeResources` (special slot 3), for a bundle's main executable.
+    var codeResources: [UInt8]?
+    /// The entitlements (slots 5 and 7); nil for frameworks and dylibs.
+    var entitlements: SignedEntitlements?
+}
+
+/// The entitlements a bundle is signed with, in both encodings.
+struct SignedEntitlements {
+    let xml: EntitlementsBlob
+    let der: DEREntitlements
+    let getTaskAllow: Bool
+}
+
+/// Signed code: the new file and how a parent seal names it.
+struct SignedCode {
+    let bytes: [UInt8]
+    /// The primary CodeDirectory's cdhash of the first slice (what CodeResources records).
+    let cdhash: [UInt8]
+    /// The designated requirement, as text.
+    let requirement: String
+}
+
+/// Signs every slice of one Mach-O file: the layout from `SigningLayout` (reused, grown or added
+/// `LC_CODE_SIGNATURE`), code pages hashed while the file streams through, then per slice the
+/// CodeDirectories, requirements, entitlements and the detached CMS.
+struct CodeSigner: Sendable {
+    let identity: SigningIdentity
+    let signingTime: Date
+    /// `subject.CN` of the leaf, for the designated requirement.
+    let leafCommonName: String
+    let teamIdentifier: String?
+
+    static let pageSizeLog2: UInt8 = 12
+
+    /// Signs the Mach-O file `file` read from `source`; a Mach-O error names `path`.
+    func sign<Source: ByteSource>(
+        file: MachOFile, source: inout Source, inputs: CodeSigningInputs, path: String
+    ) throws -> SignedCode {
+        do {
+            return try signUnnamed(file: file, source: &source, inputs: inputs, path: path)
+        } catch let error as MachOError {
+            throw MachOError(error.reason, "\(path): \(error.message)", slice: error.slice)
+        }
+    }
+
+    private func signUnnamed<Source: ByteSource>(
+        file: MachOFile, source: inout Source, inputs: CodeSigningInputs, path: String
+    ) throws -> SignedCode {
+        let requirement = Requirement.iOSDesignated(identifier: inputs.identifier, leafCommonName: leafCommonName)
+        let requirements = RequirementSet(designated: requirement)
+        let requirementsBlob = try requirements.serialized()
+        let entitlementsXMLBlob = try inputs.entitlements.map { try $0.xml.blob() }
+        let entitlementsDERBlob = try inputs.entitlements.map { try $0.der.blob() }
+
+        // Each slice's hash types: SHA-1 primary plus SHA-256 for code that runs before iOS 11
+        // (as codesign does), SHA-256 alone after.
+        let hashTypesBySlice = file.slices.map { slice -> [HashType] in
+            let minimum = slice.buildVersion?.minimumOS
+            if let minimum, minimum.major >= 11 { return [.sha256] }
+            return [.sha1, .sha256]
+        }
+        let certificateBytes = try ([identity.certificate] + identity.chain).reduce(0) { total, certificate in
+            total + (try CMSSigning.derLength(certificate))
+        }
+        var sizes: [Int] = []
+        for (slice, types) in zip(file.slices, hashTypesBySlice) {
+            let placement = try slice.signaturePlacement()
+            let pages = Int((placement.codeLimit + (1 << UInt64(Self.pageSizeLog2)) - 1) >> UInt64(Self.pageSizeLog2))
+            let directories = types.reduce(0) { total, type in
+                total + 128 + inputs.identifier.utf8.count + (teamIdentifier?.utf8.count ?? 0) + 2
+                    + (pages + 7) * (type.digestSize ?? 32)
+            }
+            let estimate = 12 + 8 * 6 + directories + requirementsBlob.count + (entitlementsXMLBlob?.count ?? 0)
+                + (entitlementsDERBlob?.count ?? 0) + certificateBytes + 4096
+            sizes.append(estimate)
+        }
+        let layout = try SigningLayout(file: file, signatureSizes: sizes)
+
+        var hashers: [CodePageHasher] = []
+        for types in hashTypesBySlice {
+            hashers.append(try CodePageHasher(pageSizeLog2: Self.pageSizeLog2, hashTypes: types))
+        }
+        var output: [UInt8] = []
+        output.reserveCapacity(Int(layout.size))
+        var firstCDHash: [UInt8]?
+        try layout.write(
+            from: &source, pageSize: 1 << Int(Self.pageSizeLog2),
+            hashing: { index, page in page.withUnsafeBytes { hashers[index].update($0) } },
+            signature: { index in
+                let slice = file.slices[index]
+                let laidOut = layout.slices[index]
+                let hashes = hashers[index].finalize()
+                var directories: [CodeDirectory] = []
+                for (type, codeHashes) in zip(hashTypesBySlice[index], hashes) {
+                    var builder = CodeDirectory.Builder(
+                        identifier: inputs.identifier, teamIdentifier: teamIdentifier, hashType: type)
+                    builder.codeLimit = laidOut.codeLimit
+                    builder.codeHashes = codeHashes
+                    builder.executableSegment = Self.executableSegment(
+                        slice, getTaskAllow: inputs.entitlements?.getTaskAllow ?? false)
+                    if let infoPlist = inputs.infoPlist { try builder.setSpecialSlot(.infoPlist, hashing: infoPlist) }
+                    try builder.setSpecialSlot(.requirements, hashing: requirementsBlob)
+                    if let resources = inputs.codeResources { try builder.setSpecialSlot(.resourceDirectory, hashing: resources) }
+                    if let entitlementsXMLBlob { try builder.setSpecialSlot(.entitlements, hashing: entitlementsXMLBlob) }
+                    if let entitlementsDERBlob { try builder.setSpecialSlot(.derEntitlements, hashing: entitlementsDERBlob) }
+                    directories.append(try builder.build())
+                }
+                guard let primary = directories.first else {
+                    throw CodeSignatureError(.codeDirectory, "no CodeDirectory was built for \(path)")
+                }
+                var cdHashes: [CMSCodeDirectoryHash] = []
+                for directory in directories {
+                    guard let digest = directory.digest, let algorithm = CMSSigning.algorithm(directory.hashType) else {
+                        throw CodeSignatureError(.codeDirectory, "the CodeDirectory of \(path) has no computable hash")
+                    }
+                    cdHashes.append(CMSCodeDirectoryHash(algorithm: algorithm, digest: digest))
+                }
+                let cms = try CMSBuilder.detachedSignature(
+                    content: primary.bytes, identity: identity, signingTime: signingTime, cdHashes: cdHashes)
+                if index == 0 { firstCDHash = primary.cdhash }
+                let signature = try EmbeddedSignature(
+                    codeDirectories: directories, requirements: requirements, entitlements: inputs.entitlements?.xml,
+                    derEntitlements: inputs.entitlements?.der, cmsSignature: cms)
+                return try signature.serialized()
+            },
+            to: { bytes in output.append(contentsOf: bytes) })
+        guard let cdhash = firstCDHash else {
+            throw CodeSignatureError(.codeDirectory, "\(path) has no slice to sign")
+        }
+        return SignedCode(bytes: output, cdhash: cdhash, requirement: requirement.text)
+    }
+
+    /// `__TEXT`'s file range, flagged as the main binary for an executable (and allowing
+    /// unsigned pages when debugging is allowed), as codesign writes it.
+    static func executableSegment(_ slice: MachOSlice, getTaskAllow: Bool) -> CodeDirectory.ExecutableSegment? {
+        guard let text = slice.segments.first(where: { $0.name == "__TEXT" }) else { return nil }
+        var flags: UInt64 = 0
+        if slice.fileType == .execute {
+            flags |= CodeDirectory.ExecutableSegment.mainBinary
+            if getTaskAllow { flags |= CodeDirectory.ExecutableSegment.allowUnsigned }
+        }
+        return CodeDirectory.ExecutableSegment(base: text.fileOffset, limit: text.fileSize, flags: flags)
+    }
+}
+
+/// Small bridges between the code-signature model and CMS.
+enum CMSSigning {
+    static func algorithm(_ type: HashType) -> CMSDigestAlgorithm? {
+        switch type {
+        case .sha1: .sha1
+        case .sha256: .sha256
+        case .sha384: .sha384
+        default: nil
+        }
+    }
+
+    static func derLength(_ certificate: Certificate) throws -> Int {
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        return serializer.serializedBytes.count
+    }
+}

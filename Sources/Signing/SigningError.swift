@@ -1,0 +1,44 @@
+import FormatSupport
+
+/// Why an archive cannot be signed with the identity and profiles given. Nothing is written.
+public struct SigningError: CodedError, Equatable {
+    public enum Reason: String, Sendable, CaseIterable {
+        /// The identity's certificate is not among a profile's `DeveloperCertificates`.
+        case certificateNotInProfile = "SIGN_CERTIFICATE_NOT_IN_PROFILE"
+        /// The identity's team differs from a profile's.
+        case teamMismatch = "SIGN_TEAM_MISMATCH"
+        /// `--entitlements` asks for an entitlement the bundle's profile does not grant.
+        case entitlementNotGranted = "SIGN_ENTITLEMENT_NOT_GRANTED"
+        /// `--entitlements BUNDLE_ID=FILE` names no bundle, or the file is not a dictionary plist.
+        case entitlementsFile = "SIGN_ENTITLEMENTS_FILE"
+        /// A bundle that takes a profile has none.
+        case noProfile = "SIGN_NO_PROFILE"
+        /// The identity options cannot be used: no identity, a password variable or file missing.
+        case identityOptions = "SIGN_IDENTITY_OPTIONS"
+        /// A bundle's executable is missing or not Mach-O.
+        case executable = "SIGN_EXECUTABLE"
+    }
+
+    public let reason: Reason
+    public let message: String
+    /// What to do about it.
+    public let remedy: String
+
+    public init(_ reason: Reason, _ message: String, remedy: String) {
+        self.reason = reason
+        self.message = message
+        self.remedy = remedy
+    }
+
+    public var code: String { reason.rawValue }
+
+    public var category: ErrorCategory {
+        switch reason {
+        case .entitlementsFile, .identityOptions: .usage
+        case .executable: .invalidInput
+        case .certificateNotInProfile, .teamMismatch, .entitlementNotGranted, .noProfile: .usage
+        }
+    }
+
+    public var description: String { "\(message); \(remedy)" }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import PropertyList
+import ProvisioningProfile
+import SigningIdentity
+
+/// How `sign` and `wrap --sign` sign: the identity, the time written into every CMS, and
+/// entitlement overrides by bundle ID.
+public struct SigningRequest: Sendable {
+    public var identity: SigningIdentity
+    /// `--signing-time` or `SOURCE_DATE_EPOCH`; with the same input this makes the output
+    /// byte-for-byte reproducible (RSA signatures are deterministic).
+    public var signingTime: Date
+    /// `--entitlements BUNDLE_ID=FILE`, parsed: used instead of the profile's entitlements, each
+    /// key checked against the profile.
+    public var entitlements: [String: PropertyListDictionary]
+
+    public init(identity: SigningIdentity, signingTime: Date, entitlements: [String: PropertyListDictionary] = [:]) {
+        self.identity = identity
+        self.signingTime = signingTime
+        self.entitlements = entitlements
+    }
+}
+
+/// The profile a bundle is signed with (as `check` assigned it) and the bytes that become its
+/// `embedded.mobileprovision` (nil keeps the embedded one that is there).
+public struct BundleProfile: Sendable {
+    public var bundlePath: String
+    public var profile: ProvisioningProfile
+    public var profileBytes: [UInt8]?
+    /// Where the profile came from, for messages.
+    public var file: String
+
+    public init(bundlePath: String, profile: ProvisioningProfile, profileBytes: [UInt8]?, file: String) {
+        self.bundlePath = bundlePath
+        self.profile = profile
+        self.profileBytes = profileBytes
+        self.file = file
+    }
+}

@@ -1,0 +1,254 @@
+import CodeSignature
+import Dispatch
+import FormatSupport
+import Foundation
+import IPAArchive
+import MachO
+
+/// What one worker computes from one archive entry while it inflates it, once.
+enum HashJob: Sendable {
+    /// A sealed resource: its digests of these types.
+    case digest(path: String, types: [HashType])
+    /// A signed Mach-O: its headers, each slice's signature and page hashes.
+    case machO(path: String)
+
+    var path: String {
+        switch self {
+        case .digest(let path, _), .machO(let path): path
+        }
+    }
+}
+
+/// One slice of a Mach-O as read while streaming it.
+struct SliceResult: Sendable {
+    let architecture: String
+    /// Nil when the slice has no `LC_CODE_SIGNATURE`.
+    let signature: EmbeddedSignature?
+    /// Why the signature could not be read (hostile or broken), with its code.
+    let problem: String?
+    /// For each CodeDirectory of `signature`, in order: the code pages whose hash differs (an
+    /// empty list when every page holds), plus a message when the page count itself differs.
+    let pageMismatches: [[Int]]
+    let pageCountProblems: [String?]
+}
+
+/// What was learned from one entry.
+enum HashResult: Sendable {
+    case digests([HashType: [UInt8]])
+    /// Headers read; `problem` when the file is not a readable Mach-O.
+    case machO(slices: [SliceResult], problem: String?)
+}
+
+/// Runs hash jobs on both cores: each worker opens the archive on its own and takes the next job
+/// (largest entries first), so inflating and hashing overlap on two entries at once. Nothing is
+/// written to disk; a Mach-O is inflated once, its pages hashed on the fly (4 KiB pages, SHA-1
+/// and SHA-256, what every iOS signer writes; any other layout is hashed again from the entry).
+enum EntryHashing {
+    /// The page layout hashed while streaming.
+    static let streamedPageSizeLog2: UInt8 = 12
+    static let streamedHashTypes: [HashType] = [.sha1, .sha256]
+
+    /// What the jobs computed, by archive path.
+    struct Computed: Sendable {
+        var digests: [String: [HashType: [UInt8]]] = [:]
+        var machOs: [String: (slices: [SliceResult], problem: String?)] = [:]
+    }
+
+    static func run(_ jobs: [HashJob], archivePath: String, limits: ArchiveLimits, workers: Int) throws -> Computed {
+        let results = ResultBox(count: jobs.count)
+        let workerCount = max(1, min(workers, jobs.count))
+        DispatchQueue.concurrentPerform(iterations: workerCount) { _ in
+            let zip: ZipArchive
+            do {
+                zip = try ZipArchive(path: archivePath, limits: limits)
+            } catch {
+                results.fail(error)
+                return
+            }
+            while let index = results.nextJob() {
+                do {
+                    results.store(index, try perform(jobs[index], in: zip))
+                } catch {
+                    results.fail(error)
+                    return
+                }
+            }
+        }
+        if let error = results.firstError { throw error }
+        var computed = Computed()
+        for (job, result) in Swift.zip(jobs, results.results) {
+            switch result {
+            case .digests(let digests)?: computed.digests[job.path] = digests
+            case .machO(let slices, let problem)?: computed.machOs[job.path] = (slices, problem)
+            case nil: break
+            }
+        }
+        return computed
+    }
+
+    static func perform(_ job: HashJob, in zip: ZipArchive) throws -> HashResult {
+        guard let entry = zip.entry(named: job.path) else {
+            throw ArchiveError.dataError(archive: zip.path, entry: job.path, reason: "the entry disappeared")
+        }
+        switch job {
+        case .digest(_, let types):
+            var hashers = types.compactMap { HashType.Hasher($0) }
+            try zip.stream(entry, chunkSize: 1 << 18) { chunk in
+                for index in hashers.indices { hashers[index].update(bufferPointer: chunk) }
+            }
+            var digests: [HashType: [UInt8]] = [:]
+            for (type, hasher) in Swift.zip(types, hashers) { digests[type] = hasher.finalize() }
+            return .digests(digests)
+        case .machO:
+            return try hashMachO(entry, in: zip)
+        }
+    }
+
+    /// Where one slice's code and signature lie in the file, and what streaming gathered.
+    private struct SlicePlan {
+        let slice: MachOSlice
+        let code: Range<UInt64>
+        let signatureRange: Range<UInt64>
+        var hasher: CodePageHasher
+        var signatureBytes: [UInt8] = []
+    }
+
+    private static func hashMachO(_ entry: ArchiveEntry, in zip: ZipArchive) throws -> HashResult {
+        var source = zip.byteSource(for: entry)
+        let file: MachOFile
+        do {
+            file = try MachOFile(reading: &source)
+        } catch let error as ArchiveError {
+            throw error
+        } catch {
+            return .machO(slices: [], problem: describe(error))
+        }
+        var plans: [SlicePlan?] = []
+        for slice in file.slices {
+            guard let range = slice.codeSignatureRange, Int(range.size) <= MachOSlice.maximumCodeSignatureSize,
+                UInt64(range.offset) <= slice.size, UInt64(range.size) <= slice.size - UInt64(range.offset)
+            else {
+                plans.append(nil)
+                continue
+            }
+            let start = slice.offset + UInt64(range.offset)
+            plans.append(SlicePlan(
+                slice: slice, code: slice.offset..<start, signatureRange: start..<(start + UInt64(range.size)),
+                hasher: try CodePageHasher(pageSizeLog2: streamedPageSizeLog2, hashTypes: streamedHashTypes)))
+        }
+        var position: UInt64 = 0
+        try zip.stream(entry, chunkSize: 1 << 20) { chunk in
+            let chunkRange = position..<(position + UInt64(chunk.count))
+            for index in plans.indices {
+                guard var plan = plans[index] else { continue }
+                let code = plan.code.clamped(to: chunkRange)
+                if !code.isEmpty {
+                    plan.hasher.update(UnsafeRawBufferPointer(rebasing: chunk[Int(code.lowerBound - position)..<Int(code.upperBound - position)]))
+                }
+                let signature = plan.signatureRange.clamped(to: chunkRange)
+                if !signature.isEmpty {
+                    plan.signatureBytes.append(
+                        contentsOf: chunk[Int(signature.lowerBound - position)..<Int(signature.upperBound - position)])
+                }
+                plans[index] = plan
+            }
+            position = chunkRange.upperBound
+        }
+        var slices: [SliceResult] = []
+        for (slice, plan) in Swift.zip(file.slices, plans) {
+            let name = slice.architecture.name
+            guard var plan else {
+                if slice.codeSignatureRange == nil {
+                    slices.append(SliceResult(architecture: name, signature: nil, problem: nil, pageMismatches: [], pageCountProblems: []))
+                } else {
+                    slices.append(SliceResult(
+                        architecture: name, signature: nil,
+                        problem: "MACHO_SIGNATURE: the code signature's range lies outside the slice or is too large",
+                        pageMismatches: [], pageCountProblems: []))
+                }
+                continue
+            }
+            let signature: EmbeddedSignature
+            do {
+                signature = try EmbeddedSignature(bytes: plan.signatureBytes)
+                for directory in signature.codeDirectories where directory.codeLimit > slice.size {
+                    throw CodeSignatureError(
+                        .codeDirectory, "the CodeDirectory's code limit \(directory.codeLimit) lies past the end of the \(slice.size)-byte slice")
+                }
+            } catch {
+                slices.append(SliceResult(
+                    architecture: name, signature: nil, problem: describe(error), pageMismatches: [], pageCountProblems: []))
+                continue
+            }
+            let streamed = plan.hasher.finalize()
+            var mismatches: [[Int]] = []
+            var countProblems: [String?] = []
+            for directory in signature.codeDirectories {
+                let computed: HashArray
+                if directory.pageSizeLog2 == streamedPageSizeLog2, directory.codeLimit == UInt64(plan.code.count),
+                    let index = streamedHashTypes.firstIndex(of: directory.hashType)
+                {
+                    computed = streamed[index]
+                } else if directory.hashType.isSupported, directory.pageSizeLog2 <= 30 {
+                    // An unusual layout: hash this slice's code again, as the directory says.
+                    var again = zip.byteSource(for: entry)
+                    computed = try CodePageHasher.hashPages(
+                        of: &again, offset: slice.offset, length: directory.codeLimit, pageSizeLog2: directory.pageSizeLog2,
+                        hashTypes: [directory.hashType])[0]
+                } else {
+                    mismatches.append([])
+                    countProblems.append("the hash type \(directory.hashType) cannot be computed")
+                    continue
+                }
+                var differing: [Int] = []
+                for page in 0..<min(computed.count, directory.codeSlotCount) where computed[page] != directory.codeSlots[page] {
+                    differing.append(page)
+                }
+                mismatches.append(differing)
+                countProblems.append(
+                    computed.count == directory.codeSlotCount
+                        ? nil : "it lists \(directory.codeSlotCount) code pages, the code has \(computed.count)")
+            }
+            slices.append(SliceResult(
+                architecture: name, signature: signature, problem: nil, pageMismatches: mismatches, pageCountProblems: countProblems))
+        }
+        return .machO(slices: slices, problem: nil)
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let coded = error as? CodedError { return "\(coded.code): \(coded)" }
+        return "\(error)"
+    }
+}
+
+/// The workers' shared state: the next job, the results and the first error.
+private final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var next = 0
+    private(set) var results: [HashResult?]
+    private(set) var firstError: (any Error)?
+
+    init(count: Int) {
+        results = Array(repeating: nil, count: count)
+    }
+
+    func nextJob() -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard firstError == nil, next < results.count else { return nil }
+        next += 1
+        return next - 1
+    }
+
+    func store(_ index: Int, _ result: HashResult) {
+        lock.lock()
+        results[index] = result
+        lock.unlock()
+    }
+
+    func fail(_ error: any Error) {
+        lock.lock()
+        if firstError == nil { firstError = error }
+        lock.unlock()
+    }
+}

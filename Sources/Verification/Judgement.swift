@@ -1,0 +1,333 @@
+import CMS
+import CodeSignature
+import FormatSupport
+import Foundation
+import PropertyList
+import ProvisioningProfile
+import SwiftASN1
+import X509
+
+/// Turns what was read and hashed into findings and summaries, unit by unit.
+struct Judgement {
+    let date: Date
+    let results: EntryHashing.Computed
+    let units: [Verifier.PreparedUnit]
+
+    private var findings: [SignatureFinding] = []
+
+    init(date: Date, results: EntryHashing.Computed, units: [Verifier.PreparedUnit]) {
+        self.date = date
+        self.results = results
+        self.units = units
+    }
+
+    mutating func report(input: String) -> VerificationReport {
+        var bundles: [BundleSignature] = []
+        var teams: [(path: String, team: String)] = []
+        for prepared in units {
+            let before = findings.count
+            var summary = judge(prepared)
+            if let team = summary.teamIdentifier, !summary.adHoc { teams.append((summary.path, team)) }
+            summary.intact = !findings[before...].contains { $0.severity == .error }
+            bundles.append(summary)
+        }
+        // Every bundle must be signed by one team: the app's (the last unit), else the most common.
+        let expected = teams.last?.team
+        for (path, team) in teams where team != expected {
+            let message = "\(path) is signed by team \(team), the app by team \(expected ?? "?")"
+            findings.append(SignatureFinding(.teamMismatch, message, path: path))
+            if let index = bundles.firstIndex(where: { $0.path == path }) { bundles[index].intact = false }
+        }
+        let formatter = ISO8601DateFormatter()
+        return VerificationReport(input: input, verifiedAt: formatter.string(from: date), bundles: bundles, findings: findings)
+    }
+
+    private mutating func add(_ code: SignatureFindingCode, _ message: String, path: String?) {
+        findings.append(SignatureFinding(code, message, path: path))
+    }
+
+    // MARK: One unit
+
+    private mutating func judge(_ prepared: Verifier.PreparedUnit) -> BundleSignature {
+        let unit = prepared.unit
+        var summary = BundleSignature(
+            kind: unit.kind, path: unit.path, signed: false, adHoc: false, identifier: nil, teamIdentifier: nil, cdhash: nil,
+            hashTypes: [], architectures: [], certificate: nil, intact: true)
+        let isBundle = unit.bundle != nil
+        guard let executable = unit.executablePath, let (slices, problem) = results.machOs[executable] else {
+            if isBundle && prepared.codeResourcesBytes != nil {
+                summary.signed = true
+                judgeResources(prepared, isSigned: true)
+            } else {
+                add(.missing, "\(unit.path) has no main executable to carry a code signature", path: unit.path)
+            }
+            return summary
+        }
+        if let problem {
+            add(.malformed, "\(executable) is not a readable Mach-O: \(problem)", path: executable)
+            return summary
+        }
+        summary.architectures = slices.map(\.architecture)
+        var leaf: Certificate?
+        var signedEntitlements: PropertyListDictionary?
+        var anySigned = false
+        for slice in slices {
+            let label = slices.count > 1 ? "\(executable) (\(slice.architecture))" : executable
+            if let problem = slice.problem {
+                add(.malformed, "the code signature of \(label) cannot be read: \(problem)", path: executable)
+                continue
+            }
+            guard let signature = slice.signature else {
+                add(.missing, "\(label) has no code signature", path: executable)
+                continue
+            }
+            anySigned = true
+            if summary.identifier == nil {
+                summary.identifier = signature.identifier
+                summary.teamIdentifier = signature.teamIdentifier
+                summary.cdhash = signature.codeDirectory?.cdhash.map(Self.hex)
+                summary.hashTypes = signature.codeDirectories.map(\.hashType.name)
+                summary.adHoc = signature.isAdHoc
+            }
+            judgePages(slice, signature: signature, label: label, path: executable)
+            judgeSpecialSlots(signature, prepared: prepared, label: label, path: executable)
+            if signature.hasCMSSignature, let certificate = judgeCMS(signature, label: label, path: executable) {
+                leaf = leaf ?? certificate
+            }
+            if signedEntitlements == nil {
+                signedEntitlements = (try? signature.entitlements?.dictionary()) ?? (try? signature.derEntitlements())?.dictionary
+            }
+            if let bundle = unit.bundle, let identifier = signature.identifier, let bundleID = bundle.bundleIdentifier,
+                identifier != bundleID
+            {
+                add(.identifierMismatch, "\(label) is signed with the identifier \(identifier), the bundle ID is \(bundleID)", path: executable)
+            }
+        }
+        summary.signed = anySigned
+        if summary.adHoc && anySigned {
+            add(.adHoc, "\(unit.path) is signed ad hoc", path: unit.path)
+        }
+        if let leaf {
+            summary.certificate = SigningCertificate(
+                subject: leaf.subject.description, commonName: Self.commonName(leaf),
+                notValidAfter: ISO8601DateFormatter().string(from: leaf.notValidAfter))
+        }
+        if isBundle {
+            judgeResources(prepared, isSigned: anySigned)
+            if let leaf, !summary.adHoc {
+                judgeProfile(prepared, leaf: leaf, entitlements: signedEntitlements ?? [:])
+            }
+        }
+        return summary
+    }
+
+    private mutating func judgePages(_ slice: SliceResult, signature: EmbeddedSignature, label: String, path: String) {
+        for (index, directory) in signature.codeDirectories.enumerated() {
+            let slot = signature.codeDirectorySlots[index]
+            let which = "the \(directory.hashType) CodeDirectory (slot 0x\(String(slot, radix: 16)))"
+            if let problem = slice.pageCountProblems[index] {
+                add(.pageHashMismatch, "\(label): \(which): \(problem)", path: path)
+            }
+            let pages = slice.pageMismatches[index]
+            if !pages.isEmpty {
+                let listed = pages.prefix(5).map(String.init).joined(separator: ", ") + (pages.count > 5 ? ", …" : "")
+                add(.pageHashMismatch,
+                    "\(label): \(pages.count) of \(directory.codeSlotCount) code pages differ from \(which) (page \(listed))",
+                    path: path)
+            }
+        }
+    }
+
+    private mutating func judgeSpecialSlots(
+        _ signature: EmbeddedSignature, prepared: Verifier.PreparedUnit, label: String, path: String
+    ) {
+        let isBundle = prepared.unit.bundle != nil
+        let checks: [(CodeDirectory.SpecialSlot, String, [UInt8]?)] = [
+            (.infoPlist, "Info.plist", isBundle ? prepared.infoPlist : nil),
+            (.requirements, "the requirements", signature.blob(inSlot: EmbeddedSignature.Slot.requirements)),
+            (.resourceDirectory, "_CodeSignature/CodeResources", isBundle ? prepared.codeResourcesBytes : nil),
+            (.entitlements, "the entitlements", signature.blob(inSlot: EmbeddedSignature.Slot.entitlements)),
+            (.derEntitlements, "the DER entitlements", signature.blob(inSlot: EmbeddedSignature.Slot.derEntitlements)),
+        ]
+        for directory in signature.codeDirectories {
+            for (slot, what, bytes) in checks {
+                guard let sealed = directory.hash(for: slot), sealed.contains(where: { $0 != 0 }) else { continue }
+                // A loose dylib's Info.plist is embedded in the binary, whose pages cover it.
+                if slot == .infoPlist && !isBundle { continue }
+                guard let bytes else {
+                    add(.specialSlotMismatch, "\(label): \(what) is sealed by the \(directory.hashType) CodeDirectory but missing", path: path)
+                    continue
+                }
+                guard let digest = directory.hashType.digest(bytes), Array(digest.prefix(directory.hashSize)) == sealed else {
+                    add(.specialSlotMismatch,
+                        "\(label): \(what) differs from its hash in the \(directory.hashType) CodeDirectory (special slot -\(slot.rawValue))",
+                        path: path)
+                    continue
+                }
+            }
+        }
+    }
+
+    /// Checks the CMS blob; returns the leaf certificate.
+    private mutating func judgeCMS(_ signature: EmbeddedSignature, label: String, path: String) -> Certificate? {
+        guard let primary = signature.codeDirectory, let bytes = signature.cmsSignature else { return nil }
+        let signedData: CMSSignedData
+        do {
+            signedData = try CMSSignedData(berEncoded: bytes, allowsZeroPadding: true)
+        } catch {
+            add(.cmsInvalid, "\(label): the CMS signature cannot be read: \(error.code): \(error)", path: path)
+            return nil
+        }
+        let verification = signedData.verify(content: primary.bytes, at: date)
+        for problem in verification.problems {
+            switch problem.kind {
+            case .integrity: add(.cmsInvalid, "\(label): \(problem)", path: path)
+            case .chain: add(.chainIncomplete, "\(label): \(problem)", path: path)
+            case .validity: add(.certificateExpired, "\(label): \(problem)", path: path)
+            }
+        }
+        if let attributes = signedData.signerInfos.first?.signedAttributes {
+            if let listed = attributes.cdHashes {
+                let actual = signature.codeDirectories.compactMap(\.cdhash)
+                if listed.map({ Array($0.prefix(20)) }) != actual {
+                    add(.cmsInvalid, "\(label): the CMS CDHashes attribute does not list the signature's CodeDirectories", path: path)
+                }
+            }
+            if let listed = attributes.cdHashes2 {
+                let actual = Set(signature.codeDirectories.compactMap(\.digest))
+                if !listed.allSatisfy({ actual.contains($0.digest) }) || listed.count != signature.codeDirectories.count {
+                    add(.cmsInvalid, "\(label): the CMS CDHashes2 attribute does not list the signature's CodeDirectories", path: path)
+                }
+            }
+        }
+        return verification.signers.first?.certificate
+    }
+
+    // MARK: The seal
+
+    private mutating func judgeResources(_ prepared: Verifier.PreparedUnit, isSigned: Bool) {
+        let unit = prepared.unit
+        guard prepared.codeResourcesBytes != nil else {
+            if isSigned {
+                add(.missing, "\(unit.path) has no _CodeSignature/CodeResources: its resources are not sealed", path: unit.path)
+            }
+            return
+        }
+        if let problem = prepared.resourcesProblem {
+            add(.malformed, "\(unit.path)/_CodeSignature/CodeResources cannot be read: \(problem)", path: unit.path + "/_CodeSignature/CodeResources")
+            return
+        }
+        guard let resources = prepared.codeResources else { return }
+        var facts: [String: ResourceFacts] = [:]
+        for entry in prepared.entries {
+            let full = unit.path + "/" + entry.path
+            if let digests = results.digests[full] {
+                facts[entry.path] = .digests(digests)
+            }
+            let code = units.first(where: { $0.unit.path == full && $0.unit.bundle != nil })?.unit.executablePath ?? full
+            if let (slices, problem) = results.machOs[code], problem == nil {
+                var sealed: [UInt8]?
+                if case .nestedCode(let cdhash, _)? = resources.seal(for: entry.path)?.content { sealed = cdhash }
+                let cdhashes = slices.flatMap { $0.signature?.codeDirectories.compactMap(\.cdhash) ?? [] }
+                if let chosen = cdhashes.first(where: { $0 == sealed }) ?? cdhashes.first {
+                    facts[entry.path, default: ResourceFacts()].nestedCode = .init(cdhash: chosen, requirement: "")
+                }
+            }
+        }
+        // Nested bundles are folders: the archive may not list them as entries.
+        for other in units where other.unit.bundle != nil && other.unit.path.hasPrefix(unit.path + "/") {
+            let relative = String(other.unit.path.dropFirst(unit.path.count + 1))
+            guard facts[relative] == nil, let code = other.unit.executablePath, let (slices, problem) = results.machOs[code], problem == nil
+            else { continue }
+            var sealed: [UInt8]?
+            if case .nestedCode(let cdhash, _)? = resources.seal(for: relative)?.content { sealed = cdhash }
+            let cdhashes = slices.flatMap { $0.signature?.codeDirectories.compactMap(\.cdhash) ?? [] }
+            if let chosen = cdhashes.first(where: { $0 == sealed }) ?? cdhashes.first {
+                facts[relative] = ResourceFacts(nestedCode: .init(cdhash: chosen, requirement: ""))
+            }
+        }
+        let discrepancies: [ResourceDiscrepancy]
+        do {
+            discrepancies = try resources.discrepancies(
+                for: prepared.entries, mainExecutable: unit.bundle?.executableName, facts: facts)
+        } catch {
+            add(.malformed, "\(unit.path)/_CodeSignature/CodeResources cannot be checked: \(error.code): \(error)",
+                path: unit.path + "/_CodeSignature/CodeResources")
+            return
+        }
+        for discrepancy in discrepancies {
+            let path = unit.path + "/" + discrepancy.path
+            let message = "\(unit.path): \(discrepancy)"
+            switch discrepancy {
+            case .modified, .symlinkChanged, .kindChanged: add(.sealBroken, message, path: path)
+            case .missing: add(.sealedFileMissing, message, path: path)
+            case .unsealed: add(.unsealedFile, message, path: path)
+            case .nestedCodeChanged: add(.nestedMismatch, message, path: path)
+            }
+        }
+    }
+
+    // MARK: Profile consistency
+
+    private mutating func judgeProfile(_ prepared: Verifier.PreparedUnit, leaf: Certificate, entitlements: PropertyListDictionary) {
+        let unit = prepared.unit
+        guard let bytes = prepared.profileBytes, let profile = try? ProvisioningProfile(bytes: bytes) else { return }
+        let profilePath = unit.path + "/embedded.mobileprovision"
+        var serializer = DER.Serializer()
+        if (try? serializer.serialize(leaf)) != nil {
+            let der = serializer.serializedBytes
+            if !profile.developerCertificates.contains(where: { $0.derBytes == der }) {
+                add(.certificateNotInProfile,
+                    "\(unit.path) is signed by \(CMSSignedData.name(leaf)), which is not among the DeveloperCertificates of its embedded profile",
+                    path: profilePath)
+            }
+        }
+        let bundleID = unit.bundle?.bundleIdentifier
+        if let signed = entitlements["application-identifier"]?.string {
+            let expected = bundleID.flatMap { profile.applicationIdentifier.resolved(for: $0) }
+            if signed != expected {
+                add(.appIdentifierMismatch,
+                    "\(unit.path) is signed with application-identifier \(signed); its profile's App ID \(profile.applicationIdentifier) "
+                        + "and bundle ID \(bundleID ?? "?") give \(expected ?? "no match")",
+                    path: unit.path)
+            }
+        }
+        for (key, value) in entitlements.sorted(by: { $0.key < $1.key }) where key != "application-identifier" {
+            guard let granted = profile.entitlements[key], Self.grants(granted, value) else {
+                add(.entitlementNotGranted, "\(unit.path) is signed with the entitlement \(key), which its embedded profile does not grant",
+                    path: unit.path)
+                continue
+            }
+        }
+    }
+
+    /// Whether a profile's entitlement value allows a signed one: equal, a `*`-suffixed
+    /// wildcard string, an array holding what is signed, or `false` for a boolean the profile grants.
+    static func grants(_ granted: PropertyListValue, _ signed: PropertyListValue) -> Bool {
+        if granted == signed { return true }
+        if let flag = signed.bool, granted.bool != nil { return !flag || granted.bool == true }
+        if let grantedArray = granted.array {
+            let wanted = signed.array ?? [signed]
+            return wanted.allSatisfy { item in grantedArray.contains { grants($0, item) } }
+        }
+        if let pattern = granted.string, pattern.hasSuffix("*") {
+            let stem = String(pattern.dropLast())
+            let wanted = signed.array ?? [signed]
+            return wanted.allSatisfy { $0.string?.hasPrefix(stem) == true }
+        }
+        return false
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func commonName(_ certificate: Certificate) -> String? {
+        for relative in certificate.subject {
+            for attribute in relative where attribute.type == .RDNAttributeType.commonName {
+                if let text = String(attribute.value) { return text }
+            }
+        }
+        return nil
+    }
+}

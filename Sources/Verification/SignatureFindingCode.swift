@@ -1,0 +1,124 @@
+/// How serious a verification finding is: an error means a signature that will not hold on a
+/// device; a warning is worth knowing (an expired certificate does not break a seal).
+public enum SignatureSeverity: String, Codable, Sendable, CaseIterable {
+    case error
+    case warning
+    case info
+}
+
+/// A finding code `ipawrap verify` reports, with its default severity, when it is reported and
+/// what to do about it. The `Checks` catalogue lists these beside its own codes.
+public struct SignatureFindingCode: Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: String
+    public let severity: SignatureSeverity
+    public let summary: String
+    public let remedy: String
+
+    init(_ rawValue: String, _ severity: SignatureSeverity, summary: String, remedy: String) {
+        self.rawValue = rawValue
+        self.severity = severity
+        self.summary = summary
+        self.remedy = remedy
+    }
+
+    public var description: String { rawValue }
+
+    public static func == (lhs: SignatureFindingCode, rhs: SignatureFindingCode) -> Bool { lhs.rawValue == rhs.rawValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+    private static let resign = "Re-sign the app, innermost bundles first, with one identity and a matching profile."
+
+    public static let missing = SignatureFindingCode(
+        "SIGNATURE_MISSING", .error, summary: "a bundle or Mach-O has no code signature (or no _CodeSignature/CodeResources)",
+        remedy: resign)
+    public static let malformed = SignatureFindingCode(
+        "SIGNATURE_MALFORMED", .error, summary: "a code signature cannot be read (its structure is broken or hostile)",
+        remedy: resign)
+    public static let pageHashMismatch = SignatureFindingCode(
+        "SIGNATURE_PAGE_HASH_MISMATCH", .error, summary: "a code page of a Mach-O slice differs from its CodeDirectory hash",
+        remedy: "The binary was modified after signing; " + resign)
+    public static let specialSlotMismatch = SignatureFindingCode(
+        "SIGNATURE_SPECIAL_SLOT_MISMATCH", .error,
+        summary: "Info.plist, the requirements, CodeResources or the entitlements differ from the CodeDirectory's special slot",
+        remedy: "The bundle's Info.plist or signature was modified after signing; " + resign)
+    public static let sealBroken = SignatureFindingCode(
+        "SIGNATURE_SEAL_BROKEN", .error, summary: "a sealed file's content or symlink target differs from CodeResources",
+        remedy: "The file was modified after signing; restore it, or re-sign the app, innermost bundles first.")
+    public static let sealedFileMissing = SignatureFindingCode(
+        "SIGNATURE_SEALED_FILE_MISSING", .error, summary: "a file CodeResources seals is not in the bundle",
+        remedy: "Restore the file, or re-sign the bundle so its seal matches what it holds.")
+    public static let unsealedFile = SignatureFindingCode(
+        "SIGNATURE_UNSEALED_FILE", .error, summary: "a file the resource rules say must be sealed is not in CodeResources",
+        remedy: "The file was added after signing; remove it or re-sign the bundle.")
+    public static let nestedMismatch = SignatureFindingCode(
+        "SIGNATURE_NESTED_MISMATCH", .error, summary: "nested code's cdhash differs from the one its parent's CodeResources seals",
+        remedy: "The nested bundle or dylib was re-signed or changed alone; re-sign its parent bundles too.")
+    public static let cmsInvalid = SignatureFindingCode(
+        "SIGNATURE_CMS_INVALID", .error,
+        summary: "the CMS signature does not verify (digest, signature, chain links or CDHashes attributes)",
+        remedy: resign)
+    public static let chainIncomplete = SignatureFindingCode(
+        "SIGNATURE_CHAIN_INCOMPLETE", .warning, summary: "the CMS signature does not carry the chain up to a root",
+        remedy: "Sign with an identity whose intermediate certificates are included (Apple's WWDR and root).")
+    public static let certificateExpired = SignatureFindingCode(
+        "SIGNATURE_CERT_EXPIRED", .warning, summary: "a certificate of the signing chain is expired (or not yet valid) at the date",
+        remedy: "Re-sign with a current signing certificate before distributing the app.")
+    public static let certificateNotInProfile = SignatureFindingCode(
+        "SIGNATURE_CERT_NOT_IN_PROFILE", .error,
+        summary: "the signing certificate is not among the embedded profile's DeveloperCertificates",
+        remedy: "Sign with a certificate the profile lists, or embed a profile that lists it.")
+    public static let entitlementNotGranted = SignatureFindingCode(
+        "SIGNATURE_ENTITLEMENT_NOT_GRANTED", .error, summary: "a signed entitlement is not granted by the embedded profile",
+        remedy: "Remove the entitlement or use a profile that grants it, then re-sign.")
+    public static let appIdentifierMismatch = SignatureFindingCode(
+        "SIGNATURE_APP_ID_MISMATCH", .error,
+        summary: "the signed application-identifier does not match the profile's or the bundle ID",
+        remedy: "Re-sign with entitlements whose application-identifier is the profile's team prefix and the bundle ID.")
+    public static let identifierMismatch = SignatureFindingCode(
+        "SIGNATURE_IDENTIFIER_MISMATCH", .error, summary: "a CodeDirectory's identifier is not the bundle's CFBundleIdentifier",
+        remedy: "Re-sign the bundle with its bundle ID as the signing identifier.")
+    public static let teamMismatch = SignatureFindingCode(
+        "SIGNATURE_TEAM_MISMATCH", .error, summary: "bundles of one app are signed by different teams",
+        remedy: "Re-sign every bundle with the same team's identity.")
+    public static let adHoc = SignatureFindingCode(
+        "SIGNATURE_AD_HOC", .info, summary: "a bundle is signed ad hoc (no identity), so it installs only where ad-hoc code runs",
+        remedy: "Sign with a distribution identity and profile before distributing the app.")
+
+    /// Every code, in the order the README lists them.
+    public static let all: [SignatureFindingCode] = [
+        missing, malformed, pageHashMismatch, specialSlotMismatch, sealBroken, sealedFileMissing, unsealedFile,
+        nestedMismatch, cmsInvalid, chainIncomplete, certificateExpired, certificateNotInProfile, entitlementNotGranted,
+        appIdentifierMismatch, identifierMismatch, teamMismatch, adHoc,
+    ]
+}
+
+/// One thing verification found, about one bundle or file.
+public struct SignatureFinding: Codable, Sendable, Equatable, Hashable {
+    public var code: String
+    public var severity: SignatureSeverity
+    public var message: String
+    /// The archive path the finding is about (a file for seal findings, else the bundle or Mach-O).
+    public var path: String?
+    public var remedy: String?
+
+    public init(_ code: SignatureFindingCode, _ message: String, path: String?) {
+        self.code = code.rawValue
+        severity = code.severity
+        self.message = message
+        self.path = path
+        remedy = code.remedy
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case code, severity, message, path, remedy
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(code, forKey: .code)
+        try container.encode(severity, forKey: .severity)
+        try container.encode(message, forKey: .message)
+        try container.encode(path, forKey: .path)
+        try container.encode(remedy, forKey: .remedy)
+    }
+}

@@ -1,0 +1,146 @@
+import AppBundle
+import CMS
+import CodeSignature
+import FormatSupport
+import Foundation
+import IPAArchive
+import MachO
+import PropertyList
+import ProvisioningProfile
+import X509
+
+/// Verifies every code signature of an IPA: each signed bundle and loose dylib, innermost first,
+/// and each slice of each Mach-O (code pages, special slots, every CodeDirectory, the CMS
+/// signature and its CDHashes), each bundle's CodeResources against its files, and the
+/// consistency of certificate, profile, entitlements, identifiers and teams.
+///
+/// Entries are streamed once on two workers; nothing is extracted.
+public enum Verifier {
+    /// Largest CodeResources, Info.plist or embedded profile read.
+    static let maximumSmallFileSize: UInt64 = 16 << 20
+
+    /// Verifies the IPA at `path`, judging certificate validity at `date`.
+    /// - Throws: an `ArchiveError` or `BundleError` (exit 65/74) when the archive itself cannot be read.
+    public static func verify(archive path: String, at date: Date = Date(), limits: ArchiveLimits = .default) throws
+        -> VerificationReport
+    {
+        try verify(AppArchive(path: path, limits: limits), at: date)
+    }
+
+    public static func verify(_ app: AppArchive, at date: Date = Date(), workers: Int = 2) throws -> VerificationReport {
+        let zip = app.archive.zip
+        var units = try codeUnits(of: app)
+        // Innermost first: deeper paths, then dylibs before the bundle that holds them.
+        units.sort { ($0.depth, $0.path) > ($1.depth, $1.path) }
+
+        // What to stream: each unit's Mach-O, and what each bundle's seal needs.
+        var jobs: [HashJob] = []
+        var machOJobs: [String: Int] = [:]
+        var digestJobs: [String: Int] = [:]
+        func addMachO(_ path: String) {
+            guard machOJobs[path] == nil else { return }
+            machOJobs[path] = jobs.count
+            jobs.append(.machO(path: path))
+        }
+        var prepared: [PreparedUnit] = []
+        for unit in units {
+            var ready = PreparedUnit(unit: unit)
+            if let executable = unit.executablePath { addMachO(executable) }
+            if let bundle = unit.bundle {
+                ready.infoPlist = try app.read(bundle.path + "/Info.plist", maximumSize: maximumSmallFileSize)
+                ready.codeResourcesBytes = try app.read(
+                    bundle.path + "/_CodeSignature/CodeResources", maximumSize: maximumSmallFileSize)
+                ready.profileBytes = try bundle.embeddedProfilePath.flatMap { try app.read($0, maximumSize: maximumSmallFileSize) }
+                ready.entries = resourceEntries(of: bundle.path, in: zip)
+                if let bytes = ready.codeResourcesBytes {
+                    do {
+                        let resources = try CodeResources(bytes: bytes)
+                        let requests = try resources.verificationRequests(for: ready.entries)
+                        for request in requests {
+                            let full = bundle.path + "/" + request.path
+                            switch request.need {
+                            case .digests(let types):
+                                if digestJobs[full] == nil {
+                                    digestJobs[full] = jobs.count
+                                    jobs.append(.digest(path: full, types: types))
+                                }
+                            case .nestedCode:
+                                if zip.isFolder(full) {
+                                    if let nested = units.first(where: { $0.path == full })?.executablePath { addMachO(nested) }
+                                } else {
+                                    addMachO(full)
+                                }
+                            }
+                        }
+                        ready.codeResources = resources
+                    } catch {
+                        ready.resourcesProblem = EntryHashing.describe(error)
+                    }
+                }
+            }
+            prepared.append(ready)
+        }
+        try app.checkLimits()
+
+        // Largest first, so the last job does not leave one core idle.
+        let order = jobs.indices.sorted { size(of: jobs[$0].path, in: zip) > size(of: jobs[$1].path, in: zip) }
+        let computed = try EntryHashing.run(order.map { jobs[$0] }, archivePath: zip.path, limits: zip.limits, workers: workers)
+        try app.checkLimits()
+
+        var judge = Judgement(date: date, results: computed, units: prepared)
+        return judge.report(input: zip.path)
+    }
+
+    // MARK: Units
+
+    /// A signed thing: a bundle (its main executable and seal) or a loose dylib.
+    struct CodeUnit {
+        let kind: String
+        let path: String
+        let bundle: BundleInfo?
+        let executablePath: String?
+        var depth: Int { path.split(separator: "/").count }
+    }
+
+    struct PreparedUnit {
+        let unit: CodeUnit
+        var infoPlist: [UInt8]?
+        var codeResourcesBytes: [UInt8]?
+        var codeResources: CodeResources?
+        var resourcesProblem: String?
+        var profileBytes: [UInt8]?
+        var entries: [ResourceEntry] = []
+    }
+
+    static func codeUnits(of app: AppArchive) throws -> [CodeUnit] {
+        let zip = app.archive.zip
+        var units: [CodeUnit] = []
+        for bundle in app.allBundles {
+            units.append(CodeUnit(kind: bundle.kind.rawValue, path: bundle.path, bundle: bundle, executablePath: bundle.executablePath))
+            for entry in try zip.entries(inFolder: bundle.path + "/Frameworks") where entry.kind == .file && entry.path.hasSuffix(".dylib") {
+                units.append(CodeUnit(kind: "dylib", path: entry.path, bundle: nil, executablePath: entry.path))
+            }
+        }
+        return units
+    }
+
+    /// Every entry of the bundle at `path`, relative to it.
+    static func resourceEntries(of path: String, in zip: ZipArchive) -> [ResourceEntry] {
+        let prefix = path + "/"
+        return zip.entries(within: path).compactMap { entry in
+            var name = entry.path
+            if name.hasSuffix("/") { name.removeLast() }
+            guard name.hasPrefix(prefix) else { return nil }
+            let relative = String(name.dropFirst(prefix.count))
+            switch entry.kind {
+            case .file: return ResourceEntry(path: relative, kind: .file)
+            case .directory: return ResourceEntry(path: relative, kind: .directory)
+            case .symlink: return ResourceEntry(path: relative, kind: .symlink(target: zip.symlinkTarget(of: entry) ?? ""))
+            }
+        }
+    }
+
+    static func size(of path: String, in zip: ZipArchive) -> UInt64 {
+        zip.entry(named: path)?.uncompressedSize ?? 0
+    }
+}

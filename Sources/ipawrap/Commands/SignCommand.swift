@@ -1,0 +1,54 @@
+import ArgumentParser
+import Checks
+import Foundation
+import IPAArchive
+import Wrapping
+
+struct SignCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sign",
+        abstract: "Re-sign an IPA on Linux with a .p12 (or PEM certificate and key) and provisioning profiles.",
+        discussion: """
+            Runs every check of `ipawrap check` (profiles are assigned as it assigns them: --profile, \
+            --profile BUNDLE_ID=PATH, --profiles-dir, embedded); on any error finding it writes nothing and \
+            exits 1. Otherwise it signs every bundle innermost first (loose dylibs, frameworks, extensions, \
+            watch apps, the app): embedded.mobileprovision, entitlements from the profile, \
+            _CodeSignature/CodeResources and every Mach-O slice, in one archive write. Unchanged entries are \
+            copied byte for byte; with --signing-time (or SOURCE_DATE_EPOCH) the output is reproducible.
+            Exit codes: 0 written, 1 error findings (nothing written), 64 usage error, 65 bad input, \
+            74 output not written.
+            """
+    )
+
+    @Argument(help: "The .ipa to sign.")
+    var ipa: String
+
+    @Option(name: [.short, .customLong("output")], help: "Where to write the signed .ipa.")
+    var output: String
+
+    @Flag(help: "Print the report as JSON.")
+    var json = false
+
+    @OptionGroup var signing: SigningOptionGroup
+    @OptionGroup var checks: CheckOptionGroup
+    @OptionGroup var limits: ArchiveLimitOptions
+
+    @Flag(help: "Flush the output to disk before it appears (durability across power loss).")
+    var fsync = false
+
+    func run() throws {
+        let written = try reportingErrors(json: json ? ipa : nil) {
+            try OutputDestination.check(output, inputs: [ipa] + checks.inputFiles + signing.inputFiles)
+            let request = try signing.request()
+            let outcome = try Resigner.sign(
+                input: ipa, output: output, checks: try checks.checkOptions(), limits: limits.limits,
+                repack: RepackOptions(timestamp: .latestInArchive, synchronize: fsync), signing: request, tool: ToolInfo.tool)
+            let summary = outcome.outputSize.map { size in
+                "Signed \(ipa) into \(output) (\(size) bytes) as \(request.identity.commonName ?? "?")"
+            }
+            try ReportRendering.printOutcome(outcome.report, json: json, input: ipa, summary: summary, notDone: "not signed")
+            return outcome.written
+        }
+        if !written { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import Verification
+
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Verify every code signature of an IPA: pages, seals, CMS, certificates and profile.",
+        discussion: """
+            Every signed bundle and dylib, innermost first, and every slice of every Mach-O: code page and \
+            special slot hashes of every CodeDirectory, CodeResources against the bundle's files and nested code, \
+            the CMS signature and its CDHashes, and the certificate, profile, entitlements, identifiers and teams. \
+            Entries are streamed and hashed on two cores; nothing is extracted. An expired certificate is a \
+            warning; a broken seal is an error. Exit codes: 0 every signature holds, 1 at least one error \
+            finding, 65 bad input, 74 I/O error.
+            """
+    )
+
+    @Argument(help: "The .ipa to verify.")
+    var ipa: String
+
+    @Flag(help: "Print the report as JSON.")
+    var json = false
+
+    @Option(help: "Judge certificate validity at this date (YYYY-MM-DD or ISO 8601) instead of now.")
+    var at: String?
+
+    @OptionGroup var limits: ArchiveLimitOptions
+
+    func validate() throws {
+        if let at, Self.date(at) == nil {
+            throw ValidationError("--at \(at) is not a date (YYYY-MM-DD or ISO 8601, e.g. 2026-01-31T12:00:00Z)")
+        }
+    }
+
+    func run() throws {
+        let intact = try reportingErrors(json: json ? ipa : nil) {
+            let date = at.flatMap(Self.date) ?? Date()
+            let report = try Verifier.verify(archive: ipa, at: date, limits: limits.limits)
+            print(json ? try Self.json(report) : Self.text(report))
+            return report.isIntact
+        }
+        if !intact { throw ExitCode(1) }
+    }
+
+    static func date(_ text: String) -> Date? {
+        if let full = ISO8601DateFormatter().date(from: text) { return full }
+        let day = ISO8601DateFormatter()
+        day.formatOptions = [.withFullDate]
+        return day.date(from: text)
+    }
+
+    static func json(_ report: VerificationReport) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(report), as: UTF8.self)
+    }
+
+    static func text(_ report: VerificationReport, style: Style = .standardOutput) -> String {
+        var lines: [String] = [style.bold("Signatures") + "  \(Terminal.escaped(report.input)), certificates judged at \(report.verifiedAt)"]
+        for bundle in report.bundles {
+            let state = !bundle.signed ? style.red("unsigned") : bundle.intact ? style.green("intact") : style.red("broken")
+            var text = "  \(bundle.kind.padding(toLength: 9, withPad: " ", startingAt: 0)) \(Terminal.escaped(bundle.path))  \(state)"
+            if bundle.signed {
+                var facts: [String] = []
+                if let identifier = bundle.identifier { facts.append(Terminal.escaped(identifier)) }
+                facts.append(bundle.adHoc ? "ad hoc" : "team \(Terminal.escaped(bundle.teamIdentifier ?? "?"))")
+                if let cdhash = bundle.cdhash { facts.append("cdhash \(cdhash)") }
+                if !bundle.hashTypes.isEmpty { facts.append(bundle.hashTypes.joined(separator: "+")) }
+                text += "  " + facts.joined(separator: ", ")
+            }
+            lines.append(text)
+            if let certificate = bundle.certificate {
+                lines.append("            " + style.dim("signed by \(Terminal.escaped(certificate.commonName ?? certificate.subject)), expires \(certificate.notValidAfter)"))
+            }
+        }
+        lines.append("")
+        let errors = report.findings.filter { $0.severity == .error }.count
+        let warnings = report.findings.filter { $0.severity == .warning }.count
+        lines.append(style.bold("Findings: ") + (report.findings.isEmpty ? style.green("none")
+            : "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"))
+        for finding in report.findings {
+            let label: String = switch finding.severity {
+            case .error: style.red("error  ")
+            case .warning: style.yellow("warning")
+            case .info: style.dim("info   ")
+            }
+            lines.append("  \(label) \(style.bold(finding.code)): \(Terminal.escaped(finding.message))")
+            if let remedy = finding.remedy { lines.append("          " + style.dim("→ " + Terminal.escaped(remedy))) }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

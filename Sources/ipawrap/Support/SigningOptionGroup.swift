@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import PropertyList
+import Signing
+import SigningIdentity
+
+/// The identity and signing options of `sign` and `wrap --sign`. A password is never taken
+/// from the command line: it comes from a file or an environment variable.
+struct SigningOptionGroup: ParsableArguments {
+    @Option(help: ArgumentHelp("The signing identity: a PKCS #12 (.p12) file with the certificate and its key.", valueName: "file.p12"))
+    var identity: String?
+
+    @Option(help: ArgumentHelp("A file whose first line is the .p12's (or encrypted key's) password.", valueName: "file"))
+    var passwordFile: String?
+
+    @Option(help: ArgumentHelp("An environment variable holding the .p12's (or encrypted key's) password.", valueName: "name"))
+    var passwordEnv: String?
+
+    @Option(help: ArgumentHelp("The signing certificate as PEM (with --key, instead of --identity); issuers may follow it.", valueName: "pem"))
+    var certificate: String?
+
+    @Option(help: ArgumentHelp("The certificate's private key as PEM (with --certificate).", valueName: "pem"))
+    var key: String?
+
+    @Option(name: .customLong("entitlements"), help: ArgumentHelp(
+        "Sign a bundle with these entitlements (a plist) instead of its profile's; each must be granted by the profile. Repeatable.",
+        valueName: "BUNDLE_ID=FILE"))
+    var entitlementFiles: [String] = []
+
+    @Option(help: ArgumentHelp(
+        "The signing time written into every signature, in seconds since 1970 (default: SOURCE_DATE_EPOCH, else now); fixes the output's bytes.",
+        valueName: "seconds"))
+    var signingTime: String?
+
+    var isGiven: Bool { identity != nil || certificate != nil || key != nil }
+
+    /// Every file these options read, so no output can replace one of them.
+    var inputFiles: [String] {
+        [identity, passwordFile, certificate, key].compactMap { $0 }
+            + entitlementFiles.compactMap { pair in pair.split(separator: "=", maxSplits: 1).last.map(String.init) }
+    }
+
+    func validate() throws {
+        if identity != nil && (certificate != nil || key != nil) {
+            throw ValidationError("--identity cannot be used with --certificate and --key")
+        }
+        if (certificate == nil) != (key == nil) {
+            throw ValidationError("--certificate and --key go together")
+        }
+        if passwordFile != nil && passwordEnv != nil {
+            throw ValidationError("--password-file and --password-env cannot be used together")
+        }
+        _ = try parsedSigningTime()
+    }
+
+    /// The request: the identity read, the entitlement overrides parsed, the signing time.
+    func request() throws -> SigningRequest {
+        let password = try readPassword()
+        let signingIdentity: SigningIdentity
+        if let identity {
+            signingIdentity = try SigningIdentity(pkcs12File: identity, password: password ?? [])
+        } else if let certificate, let key {
+            signingIdentity = try SigningIdentity(certificateFile: certificate, keyFile: key, password: password)
+        } else {
+            throw SigningError(
+                .identityOptions, "signing needs an identity",
+                remedy: "pass --identity FILE.p12 (with --password-file or --password-env), or --certificate and --key")
+        }
+        var overrides: [String: PropertyListDictionary] = [:]
+        for argument in entitlementFiles {
+            guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
+                throw SigningError(
+                    .entitlementsFile, "--entitlements expects BUNDLE_ID=FILE, got '\(argument)'",
+                    remedy: "name the bundle ID, an equals sign and the plist file")
+            }
+            let identifier = String(argument[..<equals])
+            let file = String(argument[argument.index(after: equals)...])
+            let bytes: [UInt8]
+            do {
+                bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+            } catch {
+                throw SigningError(.entitlementsFile, "cannot read \(file): \(error.localizedDescription)", remedy: "check the path")
+            }
+            guard let dictionary = (try? PropertyList(bytes: bytes))?.root.dictionary else {
+                throw SigningError(
+                    .entitlementsFile, "\(file) is not a property list holding a dictionary",
+                    remedy: "write the entitlements as an XML plist dictionary")
+            }
+            overrides[identifier] = dictionary
+        }
+        return SigningRequest(identity: signingIdentity, signingTime: try parsedSigningTime(), entitlements: overrides)
+    }
+
+    private func parsedSigningTime() throws -> Date {
+        guard let text = signingTime ?? ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"] else { return Date() }
+        guard let seconds = Int64(text), seconds >= 0 else {
+            throw ValidationError("--signing-time (or SOURCE_DATE_EPOCH) expects seconds since 1970, got '\(text)'")
+        }
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+
+    private func readPassword() throws -> [UInt8]? {
+        if let passwordEnv {
+            guard let value = ProcessInfo.processInfo.environment[passwordEnv] else {
+                throw SigningError(
+                    .identityOptions, "--password-env \(passwordEnv): the environment has no such variable",
+                    remedy: "export the variable, or use --password-file")
+            }
+            return Array(value.utf8)
+        }
+        if let passwordFile {
+            guard let data = FileManager.default.contents(atPath: passwordFile) else {
+                throw SigningError(
+                    .identityOptions, "--password-file \(passwordFile) cannot be read", remedy: "check the path and its permissions")
+            }
+            let line = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).first ?? []
+            var bytes = [UInt8](line)
+            if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+            return bytes
+        }
+        return nil
+    }
+}
