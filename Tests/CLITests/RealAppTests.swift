@@ -244,6 +244,70 @@ import TestSupport
         #expect((check.report["app"] as? [String: Any])?["executable"] is NSNull, "'\(name)'")
     }
 
+    // MARK: 4. Added entries follow their siblings' UTF-8 flag
+
+    /// How Python's `zipfile` reads an archive: each entry's decoded name (UTF-8 when flagged,
+    /// else CP437, as 7-Zip and Windows do too) and its flag bits.
+    private static func zipfileNames(_ path: String) throws -> [(name: String, flags: Int)] {
+        let script = """
+            import json, sys, zipfile
+            print(json.dumps([[i.filename, i.flag_bits] for i in zipfile.ZipFile(sys.argv[1]).infolist()]))
+            """
+        let result = try Command.run("python3", ["-c", script, path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[Any]])
+        return rows.compactMap { row in
+            guard let name = row.first as? String, let flags = row.last as? Int else { return nil }
+            return (name, flags)
+        }
+    }
+
+    /// The folders under `Payload/` that an extractor decoding names as `zipfile` does creates.
+    private static func payloadFolders(_ path: String) throws -> Set<String> {
+        Set(try zipfileNames(path).compactMap { entry in
+            let parts = entry.name.split(separator: "/", omittingEmptySubsequences: false)
+            return parts.count > 2 && parts[0] == "Payload" ? String(parts[1]) : nil
+        })
+    }
+
+    /// macOS Archive Utility (a Finder zip) stores the UTF-8 bytes of `建筑项目平台.app` without
+    /// the UTF-8 flag: what wrap and repack add beside them must not carry it either.
+    @Test func addedEntriesFollowTheFlagOfAFinderZip() throws {
+        var builder = IPABuilder(appName: "建筑项目平台")
+        builder.addPrimaryIcon()
+        let scratch = try ScratchDirectory("cli-real-apps")
+        let input = try scratch.write("Finder.ipa", builder.bytes())
+        #expect(try Self.payloadFolders(input).count == 1)
+        let wrapped = scratch.path("wrapped.ipa"), repacked = scratch.path("repacked.ipa")
+        let wrap = try Command.ipawrap(["wrap", input, "-o", wrapped])
+        #expect(wrap.status == 0, "\(wrap.stderr)")
+        let note = try scratch.write("note.txt", Array("注".utf8))
+        let repack = try Command.ipawrap(["repack", input, "-o", repacked, "--add", "Payload/建筑项目平台.app/说明/note.txt=" + note])
+        #expect(repack.status == 0, "\(repack.stderr)")
+        for (output, added) in [(wrapped, "MDXPolicy.bundle"), (repacked, "说明/note.txt")] {
+            let entries = try Self.zipfileNames(output)
+            #expect(entries.filter { $0.flags & 0x0800 != 0 }.map(\.name) == [], "flagged entries in \(output)")
+            #expect(try Self.payloadFolders(output).count == 1, "one app folder in \(output)")
+            #expect(try ZipOracle.unzipTest(output).status == 0)
+            // The bytes are the app folder's UTF-8 bytes, as the entries beside them store them.
+            let names = try ZipOracle.entries(output).map(\.nameString)
+            #expect(names.contains { $0.hasPrefix("Payload/建筑项目平台.app/") && $0.contains(added) })
+        }
+    }
+
+    /// In an archive whose names are ASCII, a non-ASCII addition is flagged UTF-8 as the zip
+    /// specification says, so every extractor reads it the same way.
+    @Test func aNonASCIIAdditionBesideASCIINamesIsFlaggedUTF8() throws {
+        let scratch = try ScratchDirectory("cli-real-apps")
+        let input = try scratch.write("Sample.ipa", Self.xcodeApp().bytes())
+        let note = try scratch.write("note.txt", Array("注".utf8))
+        let output = scratch.path("out.ipa")
+        let result = try Command.ipawrap(["repack", input, "-o", output, "--add", "Payload/Sample.app/说明/note.txt=" + note])
+        #expect(result.status == 0, "\(result.stderr)")
+        let flagged = try Self.zipfileNames(output).filter { $0.flags & 0x0800 != 0 }.map(\.name)
+        #expect(flagged == ["Payload/Sample.app/说明/", "Payload/Sample.app/说明/note.txt"])
+    }
+
     // MARK: 5. Platforms
 
     /// A tvOS app as Xcode builds it: `LC_BUILD_VERSION` platform 3, `DTPlatformName` appletvos,
