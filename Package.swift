@@ -118,10 +118,15 @@ let package = Package(
                            "Verification", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
+        // Tool data: the Templates folder, its SDK catalog and the toolkit version, resolved once
+        // by the command line and passed down.
+        .target(
+            name: "ToolData", dependencies: ["Checks", "Policy", "XMLSupport", "FormatSupport"], swiftSettings: strict),
+
         // Wrapping: the policy bundle, the repack and the .mdx container.
         .target(
             name: "Wrapping",
-            dependencies: ["Checks", "Signing", "AppBundle", "CodeSignature", "IPAArchive", "Policy", "PropertyList", "FormatSupport",
+            dependencies: ["Checks", "ToolData", "Signing", "AppBundle", "CodeSignature", "IPAArchive", "Policy", "PropertyList", "FormatSupport",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
@@ -135,7 +140,7 @@ let package = Package(
         // Batch: many IPAs in parallel, per-input isolation, sharding, the HTML diagnostics report.
         .target(
             name: "Batch",
-            dependencies: ["Checks", "Wrapping", "AppBundle", "IPAArchive", "Policy", "PNG", "FormatSupport",
+            dependencies: ["Checks", "ToolData", "Wrapping", "AppBundle", "IPAArchive", "Policy", "PNG", "FormatSupport",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
@@ -143,7 +148,7 @@ let package = Package(
         .executableTarget(
             name: "ipawrap",
             dependencies: [
-                "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile", "Batch",
+                "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile", "Batch", "ToolData",
                 "Signing", "SigningIdentity", "PropertyList", "Verification",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -189,17 +194,19 @@ let package = Package(
             name: "SigningTests",
             dependencies: ["Signing", "CodeSignature", "MachO", "IPAArchive", "PropertyList", "FormatSupport", "TestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "PolicyTests", dependencies: ["Policy", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "PolicyTests", dependencies: ["Policy", "ToolData", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
-        .testTarget(name: "ChecksTests", dependencies: ["Checks", "AppBundle", "CodeSignature", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
+        .testTarget(name: "ChecksTests", dependencies: ["Checks", "ToolData", "Policy", "AppBundle", "CodeSignature", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
         .testTarget(
             name: "VerificationTests",
             dependencies: ["Verification", "AppBundle", "CodeSignature", "MachO", "PropertyList", "TestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "WrappingTests", dependencies: ["Wrapping", "Checks", "Policy", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "WrappingTests", dependencies: ["Wrapping", "ToolData", "Checks", "Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "BatchTests", dependencies: ["Batch", "Checks", "Wrapping", "Policy", "PNG", "XMLSupport", "TestSupport"],
+            name: "BatchTests", dependencies: ["Batch", "ToolData", "Checks", "Wrapping", "Policy", "PNG", "XMLSupport", "TestSupport"],
             swiftSettings: strict),
+        // The layering of ARCHITECTURE.md, checked against this file's dependency lists.
+        .testTarget(name: "ArchitectureTests", dependencies: ["TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "CLITests",
             dependencies: ["IPAArchive", "TestSupport"],

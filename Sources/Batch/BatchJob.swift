@@ -4,6 +4,7 @@ import FormatSupport
 import Foundation
 import IPAArchive
 import Policy
+import ToolData
 import Wrapping
 
 /// What a batch does to each input: the work of `inspect`, `check` or `wrap` on one file, with
@@ -22,6 +23,8 @@ public struct BatchJob: Sendable {
 
     public var operation: Operation
     public var checks: CheckOptions
+    /// The SDK catalog and toolkit version, resolved once for every input.
+    public var data: CheckData
     public var limits: ArchiveLimits
     /// Where outputs go (`--out-dir`): the wrapped apps, or for `inspect` and `check` one JSON
     /// report per input. Names follow `BatchInput.name`, so subfolders of a folder argument are
@@ -32,11 +35,12 @@ public struct BatchJob: Sendable {
     public var tool: Report.Tool
 
     public init(
-        operation: Operation, checks: CheckOptions = CheckOptions(), limits: ArchiveLimits = .default,
+        operation: Operation, checks: CheckOptions = CheckOptions(), data: CheckData, limits: ArchiveLimits = .default,
         outputDirectory: String? = nil, collectIcons: Bool = false, tool: Report.Tool
     ) {
         self.operation = operation
         self.checks = checks
+        self.data = data
         self.limits = limits
         self.outputDirectory = outputDirectory
         self.collectIcons = collectIcons
@@ -46,7 +50,7 @@ public struct BatchJob: Sendable {
     /// A `wrap` job: checks and limits come from the request.
     public static func wrap(_ request: WrapRequest, outputDirectory: String, collectIcons: Bool = false, tool: Report.Tool) -> BatchJob {
         BatchJob(
-            operation: .wrap(request), checks: request.checks, limits: request.limits, outputDirectory: outputDirectory,
+            operation: .wrap(request), checks: request.checks, data: request.toolData.checks, limits: request.limits, outputDirectory: outputDirectory,
             collectIcons: collectIcons, tool: tool)
     }
 
@@ -83,7 +87,7 @@ public struct BatchJob: Sendable {
         do {
             switch operation {
             case .inspect, .check:
-                let inspection = try Inspector.inspect(path: input.path, options: checks, limits: limits, tool: tool)
+                let inspection = try Inspector.inspect(path: input.path, options: checks, data: data, limits: limits, tool: tool)
                 report = inspection.report
                 if collectIcons { icon = Self.thumbnail(inspection.archive, inspection.icon) }
                 if let output {
@@ -113,9 +117,9 @@ public struct BatchJob: Sendable {
         }
         let exitCode: Int32
         switch operation {
-        case .inspect: exitCode = 0
-        case .check: exitCode = report?.hasErrors == true ? 1 : 0
-        case .wrap: exitCode = written == nil ? 1 : 0
+        case .inspect: exitCode = ExitStatus.success
+        case .check: exitCode = report?.hasErrors == true ? ExitStatus.findings : ExitStatus.success
+        case .wrap: exitCode = written == nil ? ExitStatus.findings : ExitStatus.success
         }
         return BatchResult(
             input: input, exitCode: exitCode, report: report, failure: nil, output: written, seconds: seconds(),
@@ -158,25 +162,10 @@ public struct BatchJob: Sendable {
 
 extension BatchJob {
     /// Checks once, before any input, what every input of a `wrap` batch would otherwise fail on
-    /// alike (an unknown template, a malformed `--policy` file, a bad `--set`, no toolkit
-    /// version), and resolves the toolkit version so each input need not read it again.
+    /// alike (an unknown template, a malformed `--policy` file, a bad `--set`). The toolkit
+    /// version and catalog are already resolved in the request's `ToolData`.
     public static func prepareWrap(_ request: WrapRequest) throws -> WrapRequest {
-        var prepared = request
-        var template: PolicyTemplate
-        if let file = request.policyFile {
-            let bytes: [UInt8]
-            do {
-                bytes = try FileByteSource.wholeFile(file, limit: PolicyDocument.readLimit)
-            } catch {
-                throw WrapError.policyFileUnreadable(file, reason: error.reason)
-            }
-            let schema = try request.templates.loadSchema()
-            template = try inLocation(file) { try PolicyTemplate(bytes: bytes, schema: schema) }
-        } else {
-            template = try request.templates.loadPolicyTemplate(named: request.template ?? WrapRequest.defaultTemplate)
-        }
-        try template.apply(request.overrides)
-        prepared.checks.toolkitVersion = try request.checks.toolkitVersion ?? request.templates.toolkitVersion()
-        return prepared
+        _ = try request.loadPolicy()
+        return request
     }
 }

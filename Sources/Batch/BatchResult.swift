@@ -73,20 +73,16 @@ public struct BatchResult: Sendable {
 
     /// The exit status of the command-line contract for an error of this category.
     public static func exitCode(for category: ErrorCategory) -> Int32 {
-        switch category {
-        case .usage: 64
-        case .invalidInput: 65
-        case .io: 74
-        }
+        category.exitStatus
     }
 
     /// The exit status and failure for an error thrown while processing an input.
     static func failure(from error: Error) -> (Int32, Failure) {
         if let coded = error as? CodedError {
-            return (exitCode(for: coded.category), Failure(code: coded.code, message: coded.description))
+            return (coded.category.exitStatus, Failure(code: coded.code, message: coded.description))
         }
         // Not a CodedError: a defect, reported like `ipawrap: internal error` (exit 70).
-        return (70, Failure(code: "INTERNAL_ERROR", message: "\(error)"))
+        return (ExitStatus.internalError, Failure(code: "INTERNAL_ERROR", message: "\(error)"))
     }
 }
 

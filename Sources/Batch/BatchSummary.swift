@@ -1,3 +1,4 @@
+import FormatSupport
 import Foundation
 
 /// The counts of a batch so far, and its exit code.
@@ -31,7 +32,7 @@ public struct BatchSummary: Sendable, Equatable {
 
     /// The batch's exit code: 0 when no input failed, 1 when any did (130 is for an interrupted
     /// batch, decided by whoever interrupted it).
-    public var exitCode: Int32 { failed > 0 ? 1 : 0 }
+    public var exitCode: Int32 { failed > 0 ? ExitStatus.findings : ExitStatus.success }
 
     /// One line, e.g. `40 inputs: 35 ok, 3 with findings, 2 failed (1 exit 1, 1 exit 65) in 12.3 s, 3.3 per second`.
     public func line(elapsed: Double, interrupted: Bool = false) -> String {

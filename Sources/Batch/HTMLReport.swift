@@ -1,4 +1,5 @@
 import Checks
+import FormatSupport
 import Foundation
 
 /// The diagnostics page of a batch (`--report report.html`): one self-contained file, no network
@@ -289,10 +290,10 @@ public struct HTMLReport: Sendable {
     /// What to do about an input that failed without a report, by the kind of failure.
     static func remedy(forExitCode code: Int32) -> String? {
         switch code {
-        case 65: "The file is not a readable, safe iOS app archive: export the IPA again (the message says what is wrong)."
-        case 74: "The output could not be written: check the output folder's permissions and free space."
-        case 64: "The request cannot be carried out as given: see the message."
-        case 70: "An internal error of ipawrap: please report it with the input."
+        case ExitStatus.invalidInput: "The file is not a readable, safe iOS app archive: export the IPA again (the message says what is wrong)."
+        case ExitStatus.io: "The output could not be written: check the output folder's permissions and free space."
+        case ExitStatus.usage: "The request cannot be carried out as given: see the message."
+        case ExitStatus.internalError: "An internal error of ipawrap: please report it with the input."
         default: nil
         }
     }

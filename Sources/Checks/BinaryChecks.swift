@@ -2,7 +2,6 @@ import AppBundle
 import FormatSupport
 import IPAArchive
 import MachO
-import Policy
 
 /// Findings from the app's binaries, its SDKs and the Info.plist settings that decide how they
 /// behave: App Store encryption, the management SDKs of `Templates/sdk-catalog.json` and their
@@ -13,13 +12,9 @@ import Policy
 /// Each executable (the app's and every nested bundle's) is read once: its headers from the
 /// context's cache, then one slice's string sections and symbol table, in file order.
 enum BinaryChecks {
-    /// Runs the checks with the catalog and toolkit version of the Templates folder the tool
-    /// ships with; `--toolkit-version` overrides the latter.
-    static func apply(_ context: CheckContext, to report: inout Report) throws {
-        let templates = try TemplateDirectory.locate()
-        let catalog = try SDKCatalog(templates: templates)
-        let toolkit = try ToolkitVersion.resolve(option: context.options.toolkitVersion, templates: templates)
-        apply(context, catalog: catalog, toolkitVersion: toolkit, to: &report)
+    /// Runs the checks with the catalog and toolkit version the caller resolved.
+    static func apply(_ context: CheckContext, to report: inout Report) {
+        apply(context, catalog: context.data.sdkCatalog, toolkitVersion: context.data.toolkitVersion, to: &report)
     }
 
     static func apply(_ context: CheckContext, catalog: SDKCatalog, toolkitVersion: ToolkitVersion, to report: inout Report) {
@@ -93,48 +88,6 @@ enum BinaryChecks {
                 .binaryUnreadable, message: "\(binary.path): " + binary.problems.joined(separator: "; "),
                 path: binary.path))
         }
-    }
-}
-
-/// The toolkit version embedded MDX SDK frameworks must match.
-struct ToolkitVersion: Sendable, Equatable {
-    /// As the user or `toolkit.json` wrote it.
-    let text: String
-    let version: SDKVersion
-    /// `--toolkit-version` or `Templates/toolkit.json`, for messages.
-    let source: String
-
-    init(text: String, version: SDKVersion, source: String) {
-        self.text = text
-        self.version = version
-        self.source = source
-    }
-
-    /// `--toolkit-version` when given, else `ToolkitVersion` of `toolkit.json`.
-    static func resolve(option: String?, templates: TemplateDirectory) throws -> ToolkitVersion {
-        if let option {
-            guard let version = SDKVersion(option) else { throw ToolkitVersionError(value: option) }
-            return ToolkitVersion(text: option, version: version, source: "--toolkit-version")
-        }
-        let text = try templates.toolkitVersion()
-        guard let version = SDKVersion(text) else {
-            throw TemplateDirectoryError(
-                reason: .invalidToolkitInfo(
-                    path: templates.toolkitInfoURL.path, detail: "ToolkitVersion '\(text)' is not a version such as 20.10.5"),
-                category: .invalidInput)
-        }
-        return ToolkitVersion(text: text, version: version, source: "Templates/toolkit.json")
-    }
-}
-
-/// `--toolkit-version` is not a version.
-struct ToolkitVersionError: CodedError, Equatable {
-    let value: String
-
-    var code: String { "TOOLKIT_VERSION_INVALID" }
-    var category: ErrorCategory { .usage }
-    var description: String {
-        "--toolkit-version expects a version such as 20.10.5 (numbers separated by dots), got '\(value)'"
     }
 }
 

@@ -2,11 +2,9 @@ import AppBundle
 import Foundation
 import MachO
 
-/// Options that change findings (`check`, `wrap`, and `inspect`).
+/// Options that change findings (`check`, `wrap`, and `inspect`). The toolkit version is tool
+/// data, resolved with the catalog into `CheckData`.
 public struct CheckOptions: Sendable {
-    /// The toolkit version an embedded MDX SDK must match (`--toolkit-version`); nil uses the
-    /// `ToolkitVersion` shipped in `Templates/`.
-    public var toolkitVersion: String?
     /// `--profile PATH` for the main app.
     public var appProfile: String?
     /// `--profile BUNDLE_ID=PATH`.
@@ -21,11 +19,10 @@ public struct CheckOptions: Sendable {
     public var computeSHA256: Bool
 
     public init(
-        toolkitVersion: String? = nil, appProfile: String? = nil, bundleProfiles: [String: String] = [:],
+        appProfile: String? = nil, bundleProfiles: [String: String] = [:],
         profilesDirectory: String? = nil, allowWildcard: Bool = false, evaluationDate: Date? = nil,
         computeSHA256: Bool = false
     ) {
-        self.toolkitVersion = toolkitVersion
         self.appProfile = appProfile
         self.bundleProfiles = bundleProfiles
         self.profilesDirectory = profilesDirectory
@@ -40,14 +37,16 @@ public struct CheckOptions: Sendable {
 public final class CheckContext {
     public let archive: AppArchive
     public let options: CheckOptions
+    public let data: CheckData
     public let icon: IconResolution
     /// The moment expiry is judged at.
     public let now: Date
     private var executables: [String: Result<MachOFile, Error>] = [:]
 
-    init(archive: AppArchive, options: CheckOptions, icon: IconResolution) {
+    init(archive: AppArchive, options: CheckOptions, data: CheckData, icon: IconResolution) {
         self.archive = archive
         self.options = options
+        self.data = data
         self.icon = icon
         self.now = options.evaluationDate ?? Date()
     }

@@ -20,7 +20,7 @@ public enum Severity: String, Codable, Sendable, Comparable, CaseIterable {
 /// One result of a check: what was found, where, and what to do about it. Checks produce
 /// findings as data; the command line renders them.
 public struct Finding: Codable, Sendable, Equatable, Hashable {
-    /// A stable code from `FindingCatalog`, e.g. `APP_ID_WILDCARD`.
+    /// A stable code of `FindingCode.all` (the README's *Finding codes*), e.g. `APP_ID_WILDCARD`.
     public var code: String
     public var severity: Severity
     /// One or two sentences naming the bundle or file and what is wrong.
@@ -47,5 +47,13 @@ public struct Finding: Codable, Sendable, Equatable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case code, severity, message, path, remedy
+    }
+}
+
+extension Finding {
+    /// The order of a report's findings, decided here only: errors, then warnings, then infos;
+    /// within a severity by code, then by path (none first).
+    public static func reportOrder(_ lhs: Finding, _ rhs: Finding) -> Bool {
+        (lhs.severity, lhs.code, lhs.path ?? "") < (rhs.severity, rhs.code, rhs.path ?? "")
     }
 }

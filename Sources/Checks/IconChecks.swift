@@ -1,6 +1,6 @@
 import AppBundle
 
-/// Icon findings and the report's `icon` section (cli-contract.md, "Icon resolution").
+/// Icon findings and the report's `icon` section (README, "`icon`: how the icon is found").
 enum IconChecks {
     static func apply(_ context: CheckContext, to report: inout Report) {
         let resolution = context.icon

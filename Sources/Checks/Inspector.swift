@@ -18,13 +18,13 @@ public struct Inspection {
 /// and runs every check area in a fixed order, so the same input gives the same report.
 public enum Inspector {
     public static func inspect(
-        path: String, options: CheckOptions = CheckOptions(), limits: ArchiveLimits = .default,
+        path: String, options: CheckOptions = CheckOptions(), data: CheckData, limits: ArchiveLimits = .default,
         tool: Report.Tool
     ) throws -> Inspection {
         let archive = try AppArchive(path: path, limits: limits)
         let icon = archive.resolveIcon()
         try archive.checkLimits()
-        let context = CheckContext(archive: archive, options: options, icon: icon)
+        let context = CheckContext(archive: archive, options: options, data: data, icon: icon)
         let digest = options.computeSHA256 ? try sha256(of: archive.archive.zip) : nil
         var report = Report(
             tool: tool,
@@ -44,7 +44,7 @@ public enum Inspector {
         }
         IconChecks.apply(context, to: &report)
         BundleChecks.apply(context, to: &report)
-        try BinaryChecks.apply(context, to: &report)
+        BinaryChecks.apply(context, to: &report)
         try archive.checkLimits()
         let assignments = try ProfileChecks.apply(context, to: &report)
         if !report.profiles.isEmpty || context.options.evaluationDate != nil {
@@ -52,7 +52,7 @@ public enum Inspector {
         }
         // A limit hit by a read that became a finding refuses the input all the same.
         try archive.checkLimits()
-        report.findings.sort { ($0.severity, $0.code, $0.path ?? "") < ($1.severity, $1.code, $1.path ?? "") }
+        report.findings.sort(by: Finding.reportOrder)
         return Inspection(report: report, archive: archive, icon: icon, profileAssignments: assignments)
     }
 

@@ -1,5 +1,5 @@
-/// The report of `inspect`, `check` and `wrap` (`--json`), field for field as cli-contract.md
-/// defines it. `schemaVersion` changes only when a field changes meaning. Optional fields are
+/// The report of `inspect`, `check` and `wrap` (`--json`), field for field as the README
+/// ("`inspect` and `check`") defines it. `schemaVersion` changes only when a field changes meaning. Optional fields are
 /// written as `null`, never left out, so consumers can rely on every key being present.
 public struct Report: Codable, Sendable, Equatable {
     public static let currentSchemaVersion = 2

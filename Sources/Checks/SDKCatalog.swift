@@ -1,6 +1,5 @@
 import FormatSupport
 import Foundation
-import Policy
 
 /// The management SDKs ipawrap recognises (`Templates/sdk-catalog.json`): for each family, the
 /// framework bundles it ships, the Objective-C classes that give it away when it is linked
@@ -111,24 +110,6 @@ public struct SDKCatalog: Sendable, Equatable {
                 detail: "FormatVersion is \(file.formatVersion); this ipawrap reads version \(Self.formatVersion)"))
         }
         try self.init(families: file.families, source: source)
-    }
-
-    /// Reads `sdk-catalog.json` from a Templates folder.
-    public init(templates: TemplateDirectory) throws(SDKCatalogError) {
-        let url = templates.url.appendingPathComponent(Self.fileName)
-        let bytes: [UInt8]
-        do {
-            let file = try FileByteSource(path: url.path)
-            guard file.size <= UInt64(Self.maximumSize) else {
-                throw SDKCatalogError(.invalid(path: url.path, detail: "it is larger than \(Self.maximumSize) bytes"))
-            }
-            bytes = try file.read(offset: 0, count: Int(file.size))
-        } catch let error as SDKCatalogError {
-            throw error
-        } catch {
-            throw SDKCatalogError(.unreadable(path: url.path))
-        }
-        try self.init(jsonBytes: bytes, source: url.path)
     }
 
     /// The family that ships a framework called `name` (without `.framework`).

@@ -37,6 +37,34 @@ extension FileInputError {
     }
 }
 
+/// The exit statuses of the command-line contract (README, *Exit codes*), in one place: the
+/// command line, the batch results and the HTML report all read them from here.
+public enum ExitStatus {
+    /// Done: for `check`, no error finding; for `batch`, no input failed.
+    public static let success: Int32 = 0
+    /// `check` found an error, `wrap` wrote nothing because of one, or a batch input failed.
+    public static let findings: Int32 = 1
+    /// `ErrorCategory.usage`.
+    public static let usage: Int32 = 64
+    /// `ErrorCategory.invalidInput`.
+    public static let invalidInput: Int32 = 65
+    /// A defect of ipawrap: an error that is not a `CodedError`.
+    public static let internalError: Int32 = 70
+    /// `ErrorCategory.io`.
+    public static let io: Int32 = 74
+}
+
+extension ErrorCategory {
+    /// The exit status of an error of this category.
+    public var exitStatus: Int32 {
+        switch self {
+        case .usage: ExitStatus.usage
+        case .invalidInput: ExitStatus.invalidInput
+        case .io: ExitStatus.io
+        }
+    }
+}
+
 /// A format parser's error placed in the file it was read from (and the entry inside an archive):
 /// the same code and category, the location first in the message, as the error line promises
 /// (`error[PNG_CRC_MISMATCH]: App.ipa: Payload/A.app/Icon.png: ...`).

@@ -220,7 +220,7 @@ public struct ProvisioningProfile: Sendable {
         entitlements["get-task-allow"]?.bool ?? false
     }
 
-    /// Development, ad hoc, enterprise or App Store (formats.md §5).
+    /// Development, ad hoc, enterprise or App Store (docs/formats.md, *Provisioning profiles*).
     public var distribution: Distribution {
         if provisionsAllDevices { return .enterprise }
         if provisionedDevices != nil { return getTaskAllow ? .development : .adhoc }

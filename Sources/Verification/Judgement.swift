@@ -194,8 +194,13 @@ struct Judgement {
                 }
             }
             if let listed = attributes.cdHashes2 {
+                // Every listed digest must be one of the CodeDirectories'; every SHA-256-or-stronger
+                // CodeDirectory must be listed. A SHA-1 one may be left out: codesign and zsign list
+                // only the agile (SHA-256 and up) hashes in this attribute (see CMSBuilder).
                 let actual = Set(signature.codeDirectories.compactMap(\.digest))
-                if !listed.allSatisfy({ actual.contains($0.digest) }) || listed.count != signature.codeDirectories.count {
+                let listedDigests = Set(listed.map(\.digest))
+                let required = signature.codeDirectories.filter { $0.hashType != .sha1 }.compactMap(\.digest)
+                if !listedDigests.isSubset(of: actual) || !required.allSatisfy(listedDigests.contains) {
                     add(.cmsInvalid, "\(label): the CMS CDHashes2 attribute does not list the signature's CodeDirectories", path: path)
                 }
             }

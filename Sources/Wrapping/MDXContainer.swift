@@ -3,7 +3,7 @@ import Foundation
 import IPAArchive
 import PropertyList
 
-/// The `.mdx` container (cli-contract.md, "What wrap writes"): a zip holding
+/// The `.mdx` container (README, "`wrap`"): a zip holding
 /// `policy_metadata.xml` at its root, the wrapped `.ipa` (stored, not recompressed), the icon as
 /// `icon.png` (a standard PNG) and `metadata.plist` (name, bundle id, versions, minimum OS, app
 /// mode, toolkit version).

@@ -14,10 +14,10 @@ public enum Resigner {
     }
 
     public static func sign(
-        input: String, output: String, checks: CheckOptions, limits: ArchiveLimits = .default,
+        input: String, output: String, checks: CheckOptions, data: CheckData, limits: ArchiveLimits = .default,
         repack: RepackOptions = RepackOptions(), signing: SigningRequest, tool: Report.Tool
     ) throws -> Outcome {
-        let inspection = try Inspector.inspect(path: input, options: checks, limits: limits, tool: tool)
+        let inspection = try Inspector.inspect(path: input, options: checks, data: data, limits: limits, tool: tool)
         guard !inspection.report.hasErrors else {
             return Outcome(report: inspection.report, written: false, outputSize: nil)
         }

@@ -1,7 +1,10 @@
 import Checks
+import FormatSupport
+import Foundation
 import IPAArchive
 import Policy
 import Signing
+import ToolData
 
 /// Everything `wrap` is asked to do.
 public struct WrapRequest: Sendable {
@@ -27,7 +30,8 @@ public struct WrapRequest: Sendable {
     public var mode: AppMode?
     /// Replace a policy bundle that is already there.
     public var rewrap: Bool
-    public var templates: TemplateDirectory
+    /// The Templates folder, SDK catalog and toolkit version, resolved once by the caller.
+    public var toolData: ToolData
     public var repack: RepackOptions
     /// `--sign`: re-sign every bundle in the same archive write.
     public var signing: SigningRequest?
@@ -36,7 +40,7 @@ public struct WrapRequest: Sendable {
         input: String, output: String, format: Format = .ipa, checks: CheckOptions = CheckOptions(),
         limits: ArchiveLimits = .default, template: String? = nil, policyFile: String? = nil,
         overrides: [PolicyOverride] = [], mode: AppMode? = nil, rewrap: Bool = false,
-        templates: TemplateDirectory, repack: RepackOptions = RepackOptions(), signing: SigningRequest? = nil
+        toolData: ToolData, repack: RepackOptions = RepackOptions(), signing: SigningRequest? = nil
     ) {
         self.signing = signing
         self.input = input
@@ -49,12 +53,35 @@ public struct WrapRequest: Sendable {
         self.overrides = overrides
         self.mode = mode
         self.rewrap = rewrap
-        self.templates = templates
+        self.toolData = toolData
         self.repack = repack
     }
 
     /// The template used when neither `template` nor `policyFile` is given.
     public static let defaultTemplate = "premium"
+
+    /// The template (or `--policy` file, validated) with the overrides applied, and its name:
+    /// `wrap` and a batch's check before any input both load the policy here.
+    public func loadPolicy() throws -> (template: PolicyTemplate, name: String) {
+        var policy: PolicyTemplate
+        let name: String
+        if let file = policyFile {
+            let bytes: [UInt8]
+            do {
+                bytes = try FileByteSource.wholeFile(file, limit: PolicyDocument.readLimit)
+            } catch {
+                throw WrapError.policyFileUnreadable(file, reason: error.reason)
+            }
+            let schema = try toolData.templates.loadSchema()
+            policy = try inLocation(file) { try PolicyTemplate(bytes: bytes, schema: schema) }
+            name = URL(fileURLWithPath: file).lastPathComponent
+        } else {
+            name = template ?? WrapRequest.defaultTemplate
+            policy = try toolData.templates.loadPolicyTemplate(named: name)
+        }
+        try policy.apply(overrides)
+        return (policy, name)
+    }
 }
 
 /// What `wrap` did.

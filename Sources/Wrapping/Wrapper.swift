@@ -7,6 +7,7 @@ import IPAArchive
 import Policy
 import PropertyList
 import Signing
+import ToolData
 
 /// `ipawrap wrap`: runs every check of `check`; on any error finding writes nothing; otherwise
 /// embeds the policy bundle and repacks with the raw-copy writer (every other entry byte for byte),
@@ -33,13 +34,12 @@ public enum Wrapper {
 
     public static func wrap(_ request: WrapRequest, tool: Report.Tool) throws -> WrapOutcome {
         // The policy first: a mistake in the request should not wait for the archive.
-        let (template, templateName) = try loadPolicy(request)
-        let toolkitVersion = try request.checks.toolkitVersion ?? request.templates.toolkitVersion()
-        var checks = request.checks
-        checks.toolkitVersion = toolkitVersion
+        let (template, templateName) = try request.loadPolicy()
+        let toolkitVersion = request.toolData.toolkitVersion.text
         let mode = request.mode ?? template.mode
 
-        let inspection = try Inspector.inspect(path: request.input, options: checks, limits: request.limits, tool: tool)
+        let inspection = try Inspector.inspect(
+            path: request.input, options: request.checks, data: request.toolData.checks, limits: request.limits, tool: tool)
         var report = inspection.report
         let archive = inspection.archive
         let bundlePath = archive.app.path + "/" + PolicyBundle.folderName
@@ -61,7 +61,7 @@ public enum Wrapper {
                 message: "--mode \(requested.rawValue) differs from the \(template.mode.rawValue) mode of the policy '\(templateName)'",
                 path: nil))
         }
-        report.findings.sort { ($0.severity, $0.code, $0.path ?? "") < ($1.severity, $1.code, $1.path ?? "") }
+        report.findings.sort(by: Finding.reportOrder)
         guard !report.hasErrors else {
             return WrapOutcome(report: report, written: false, policy: nil, outputSize: nil)
         }
@@ -93,27 +93,5 @@ public enum Wrapper {
                 verify: verifyIPA)
         }
         return WrapOutcome(report: report, written: true, policy: policy, outputSize: size)
-    }
-
-    /// The template (or `--policy` file, validated) with the overrides applied, and its name.
-    private static func loadPolicy(_ request: WrapRequest) throws -> (PolicyTemplate, String) {
-        var template: PolicyTemplate
-        let name: String
-        if let file = request.policyFile {
-            let bytes: [UInt8]
-            do {
-                bytes = try FileByteSource.wholeFile(file, limit: PolicyDocument.readLimit)
-            } catch {
-                throw WrapError.policyFileUnreadable(file, reason: error.reason)
-            }
-            let schema = try request.templates.loadSchema()
-            template = try inLocation(file) { try PolicyTemplate(bytes: bytes, schema: schema) }
-            name = URL(fileURLWithPath: file).lastPathComponent
-        } else {
-            name = request.template ?? WrapRequest.defaultTemplate
-            template = try request.templates.loadPolicyTemplate(named: name)
-        }
-        try template.apply(request.overrides)
-        return (template, name)
     }
 }

@@ -4,10 +4,13 @@ import Foundation
 import Policy
 import Testing
 import TestSupport
+import ToolData
 import Wrapping
 
 @Suite struct BatchJobTests {
     private let tool = Report.Tool(name: "ipawrap", version: "test")
+    /// The checkout's Templates, as the command line resolves them before a batch.
+    private func data() throws -> CheckData { try ToolData.resolve().checks }
 
     private func run(_ job: BatchJob, over sample: SampleBatch, jobs: Int = 3) throws -> [BatchResult] {
         let inputs = try InputDiscovery.inputs([sample.folder])
@@ -20,7 +23,7 @@ import Wrapping
 
     @Test func checkGivesEachInputItsOwnStatusAndExitCode() throws {
         let sample = try SampleBatch()
-        let results = try run(BatchJob(operation: .check, tool: tool), over: sample)
+        let results = try run(BatchJob(operation: .check, data: try data(), tool: tool), over: sample)
         #expect(results.map(\.input.name) == SampleBatch.expected.map(\.name))
         for (result, expected) in zip(results, SampleBatch.expected) {
             #expect(result.status.rawValue == expected.status, "\(expected.name)")
@@ -43,7 +46,7 @@ import Wrapping
 
     @Test func inspectFailsOnlyOnUnreadableInputs() throws {
         let sample = try SampleBatch()
-        let results = try run(BatchJob(operation: .inspect, tool: tool), over: sample)
+        let results = try run(BatchJob(operation: .inspect, data: try data(), tool: tool), over: sample)
         let noIcon = try #require(results.first { $0.input.name == "NoIcon.ipa" })
         #expect(noIcon.exitCode == 0)
         #expect(noIcon.status == .findings)
@@ -52,9 +55,9 @@ import Wrapping
 
     @Test func theReportIsTheOneOfTheSingleFileInspector() throws {
         let sample = try SampleBatch()
-        let results = try run(BatchJob(operation: .inspect, tool: tool), over: sample)
+        let results = try run(BatchJob(operation: .inspect, data: try data(), tool: tool), over: sample)
         for result in results where result.report != nil {
-            let single = try Inspector.inspect(path: result.input.path, tool: tool).report
+            let single = try Inspector.inspect(path: result.input.path, data: try data(), tool: tool).report
             #expect(result.report == single, "\(result.input.name)")
         }
     }
@@ -66,7 +69,7 @@ import Wrapping
         }
         try scratch.write("zz-Good.ipa", SampleBatch.good(name: "Good"))
         let inputs = try InputDiscovery.inputs([scratch.path])
-        let job = BatchJob(operation: .check, tool: tool)
+        let job = BatchJob(operation: .check, data: try data(), tool: tool)
         let results = ResultBox()
         BatchRunner<BatchResult>(inputs: inputs, jobs: 4).run({ job.run($0) }, events: { event in
             if case .finished(let index, _, let result) = event { results.set(index, result) }
@@ -83,7 +86,7 @@ import Wrapping
     @Test func inspectWithAnOutputFolderWritesEachReportAsJSON() throws {
         let sample = try SampleBatch()
         let out = sample.scratch.path("reports")
-        let results = try run(BatchJob(operation: .inspect, outputDirectory: out, tool: tool), over: sample)
+        let results = try run(BatchJob(operation: .inspect, data: try data(), outputDirectory: out, tool: tool), over: sample)
         let deep = try #require(results.first { $0.input.name == "team/Deep.ipa" })
         #expect(deep.output == out + "/team/Deep.json")
         let decoded = try JSONDecoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: out + "/team/Deep.json")))
@@ -97,7 +100,7 @@ import Wrapping
     @Test func wrapWritesTheGoodOnesUnderTheirNamesAndNothingForTheOthers() throws {
         let sample = try SampleBatch()
         let out = sample.scratch.path("wrapped")
-        let request = try BatchJob.prepareWrap(WrapRequest(input: "", output: "", templates: TemplateDirectory.locate()))
+        let request = try BatchJob.prepareWrap(WrapRequest(input: "", output: "", toolData: ToolData.resolve()))
         let results = try run(.wrap(request, outputDirectory: out, collectIcons: true, tool: tool), over: sample)
         for result in results {
             let expected = SampleBatch.expected.first { $0.name == result.input.name }
@@ -126,7 +129,7 @@ import Wrapping
 
     @Test func mdxOutputsAreNamedWithTheirExtension() throws {
         let sample = try SampleBatch()
-        var request = try BatchJob.prepareWrap(WrapRequest(input: "", output: "", templates: TemplateDirectory.locate()))
+        var request = try BatchJob.prepareWrap(WrapRequest(input: "", output: "", toolData: ToolData.resolve()))
         request.format = .mdx
         let job = BatchJob.wrap(request, outputDirectory: "/out", tool: tool)
         #expect(job.outputPath(for: BatchInput(path: sample.path("team/Deep.ipa"), name: "team/Deep.ipa")) == "/out/team/Deep.mdx")
@@ -134,21 +137,23 @@ import Wrapping
     }
 
     @Test func aWrapRequestThatCannotWorkForAnyInputFailsOnceBeforeTheBatch() throws {
-        let templates = try TemplateDirectory.locate()
+        let toolData = try ToolData.resolve()
         #expect(throws: (any Error).self) {
-            try BatchJob.prepareWrap(WrapRequest(input: "", output: "", template: "no-such-template", templates: templates))
+            try BatchJob.prepareWrap(WrapRequest(input: "", output: "", template: "no-such-template", toolData: toolData))
         }
         #expect(throws: (any Error).self) {
-            try BatchJob.prepareWrap(WrapRequest(input: "", output: "", overrides: [PolicyOverride(name: "NoSuchPolicy", value: "1")], templates: templates))
+            try BatchJob.prepareWrap(WrapRequest(input: "", output: "", overrides: [PolicyOverride(name: "NoSuchPolicy", value: "1")], toolData: toolData))
         }
         do {
-            _ = try BatchJob.prepareWrap(WrapRequest(input: "", output: "", policyFile: "/no/such/policy.xml", templates: templates))
+            _ = try BatchJob.prepareWrap(WrapRequest(input: "", output: "", policyFile: "/no/such/policy.xml", toolData: toolData))
             Issue.record("a missing policy file was accepted")
         } catch let error as WrapError {
             #expect(error.code == "POLICY_FILE_UNREADABLE")
         }
-        let prepared = try BatchJob.prepareWrap(WrapRequest(input: "", output: "", templates: templates))
-        #expect(prepared.checks.toolkitVersion == (try templates.toolkitVersion()))
+        // The toolkit version comes from the Templates folder, resolved before the batch, and says so.
+        let prepared = try BatchJob.prepareWrap(WrapRequest(input: "", output: "", toolData: toolData))
+        #expect(prepared.toolData.toolkitVersion.text == (try toolData.templates.toolkitVersion()))
+        #expect(prepared.toolData.toolkitVersion.source == .toolkitInfo)
     }
 
     @Test func anOutputThatCannotBeWrittenFailsThatInputWith74() throws {
@@ -156,7 +161,7 @@ import Wrapping
         // A file where the output folder's subfolder must go.
         let out = sample.scratch.path("reports")
         try sample.scratch.write("reports/team", Array("in the way".utf8))
-        let results = try run(BatchJob(operation: .inspect, outputDirectory: out, tool: tool), over: sample)
+        let results = try run(BatchJob(operation: .inspect, data: try data(), outputDirectory: out, tool: tool), over: sample)
         let deep = try #require(results.first { $0.input.name == "team/Deep.ipa" })
         #expect(deep.exitCode == 74)
         #expect(deep.failure?.code == "OUTPUT_WRITE_FAILED")

@@ -31,6 +31,12 @@ import TestSupport
         (report["findings"] as? [[String: Any]] ?? []).contains { $0["severity"] as? String == "error" }
     }
 
+    /// A catalog unlike the shipped one: it knows one SDK, OtherKit, and not the MDX frameworks.
+    static let otherCatalog = """
+        {"FormatVersion": 1, "Families": [{"Name": "Other", "Management": true, "MatchesToolkitVersion": true,
+          "Frameworks": ["OtherKit"], "MarkerClasses": [], "InfoPlistKeys": []}]}
+        """
+
     /// A copy of the checkout's Templates folder, to change one file.
     static func templatesCopy(in scratch: ScratchDirectory) throws -> String {
         let target = scratch.path("Templates")
@@ -102,11 +108,7 @@ import TestSupport
         let scratch = try ScratchDirectory("cli-sdk")
         let input = try scratch.write("App.ipa", Self.mdxApp(version: "20.9.0"))
         let templates = try Self.templatesCopy(in: scratch)
-        let catalog = """
-            {"FormatVersion": 1, "Families": [{"Name": "Other", "Management": true, "MatchesToolkitVersion": true,
-              "Frameworks": ["OtherKit"], "MarkerClasses": [], "InfoPlistKeys": []}]}
-            """
-        try scratch.write("Templates/sdk-catalog.json", Array(catalog.utf8))
+        try scratch.write("Templates/sdk-catalog.json", Array(Self.otherCatalog.utf8))
         let result = try Command.ipawrap(["inspect", input, "--json"], environment: ["IPAWRAP_TEMPLATES": templates])
         #expect(result.status == 0, "\(result.stderr)")
         let report = try Self.json(result.stdout)
@@ -129,5 +131,44 @@ import TestSupport
         #expect(missing.status == 74)
         #expect(missing.stderr.contains("error[SDK_CATALOG_UNREADABLE]"))
         #expect(missing.stderr.split(separator: "\n").count == 1)
+    }
+
+    @Test func wrapAndBatchWrapUseTheCatalogOfTheirTemplatesOption() throws {
+        let scratch = try ScratchDirectory("cli-sdk")
+        let input = try scratch.write("App.ipa", Self.mdxApp(version: "20.9.0"))
+        // With the shipped catalog CTXMAMCore is the MDX SDK, of another version than the toolkit's:
+        // wrap refuses.
+        let shipped = try Command.ipawrap(["wrap", input, "-o", scratch.path("shipped.ipa"), "--json"])
+        #expect(shipped.status == 1, "\(shipped.stderr)")
+        #expect(Self.codes(try Self.json(shipped.stdout)).contains("SDK_VERSION_MISMATCH"))
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("shipped.ipa")))
+
+        // --templates names a folder whose catalog does not know CTXMAMCore: no SDK, the app is wrapped.
+        let templates = try Self.templatesCopy(in: scratch)
+        try scratch.write("Templates/sdk-catalog.json", Array(Self.otherCatalog.utf8))
+        let custom = try Command.ipawrap(["wrap", input, "-o", scratch.path("custom.ipa"), "--json", "--templates", templates])
+        #expect(custom.status == 0, "\(custom.stderr)")
+        let report = try Self.json(custom.stdout)
+        #expect((report["sdks"] as? [Any])?.isEmpty == true)
+        #expect(!Self.codes(report).contains { $0.hasPrefix("SDK_") }, "\(Self.codes(report))")
+        #expect(FileManager.default.fileExists(atPath: scratch.path("custom.ipa")))
+
+        let batch = try Command.ipawrap(["batch", "wrap", input, "--out-dir", scratch.path("out"), "--templates", templates])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        #expect(FileManager.default.fileExists(atPath: scratch.path("out/App.ipa")))
+    }
+
+    @Test func wrapNamesWhereTheToolkitVersionCameFrom() throws {
+        let scratch = try ScratchDirectory("cli-sdk")
+        let input = try scratch.write("App.ipa", Self.mdxApp(version: "20.9.0"))
+        func mismatch(_ extra: [String]) throws -> String {
+            let result = try Command.ipawrap(["wrap", input, "-o", scratch.path("out.ipa"), "--json"] + extra)
+            #expect(result.status == 1, "\(result.stderr)")
+            let findings = try Self.json(result.stdout)["findings"] as? [[String: Any]] ?? []
+            return try #require(findings.first { $0["code"] as? String == "SDK_VERSION_MISMATCH" }?["message"] as? String)
+        }
+        // Without the option the version is toolkit.json's, and the message says so.
+        #expect(try mismatch([]).contains("the toolkit version is 20.10.5 (Templates/toolkit.json)"))
+        #expect(try mismatch(["--toolkit-version", "20.11.0"]).contains("the toolkit version is 20.11.0 (--toolkit-version)"))
     }
 }

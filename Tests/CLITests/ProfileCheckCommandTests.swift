@@ -120,4 +120,18 @@ import TestSupport
         #expect((finding["message"] as? String)?.contains("PROFILE_TRUNCATED") == true)
         #expect(try Command.ipawrap(["check", ipa, "--at", "2026-06-01"]).status == 1)
     }
+
+    @Test func aSecondProfileForTheAppIsAUsageError() throws {
+        let scratch = try ScratchDirectory("cli-profiles")
+        let ipa = try scratch.write("Sample.ipa", try Self.app().bytes())
+        let first = try scratch.write("first.mobileprovision", Self.fixture(.app))
+        let second = try scratch.write("second.mobileprovision", Self.fixture(.app))
+        for command in ["check", "inspect"] {
+            let result = try Command.ipawrap([command, ipa, "--profile", first, "--profile", second])
+            #expect(result.status == 64, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("--profile PATH is given twice for the main app"), "\(result.stderr)")
+            #expect(!result.stderr.contains("internal error"))
+            #expect(result.stdout.isEmpty)
+        }
+    }
 }

@@ -1,8 +1,10 @@
 @testable import Checks
 import Foundation
+import Policy
 import PropertyList
 import Testing
 import TestSupport
+import ToolData
 
 /// Builds IPAs with generated Mach-O files and runs the whole inspection on them, the way the
 /// command line does (the catalog and toolkit version come from the checkout's Templates).
@@ -17,7 +19,15 @@ enum BinaryFixture {
     static func report(bytes: [UInt8], toolkit: String? = "20.10.5") throws -> Report {
         let scratch = try ScratchDirectory("binchecks")
         let path = try scratch.write("App.ipa", bytes)
-        return try Inspector.inspect(path: path, options: CheckOptions(toolkitVersion: toolkit), tool: tool).report
+        return try Inspector.inspect(path: path, data: shippedData(toolkit: toolkit), tool: tool).report
+    }
+
+    /// The checkout's Templates, with `toolkit` as `--toolkit-version` (nil: `toolkit.json`'s).
+    static func shippedData(toolkit: String? = nil) throws -> CheckData {
+        try ToolData(
+            templates: TemplateDirectory(at: Fixtures.packageRoot.appendingPathComponent("Templates")),
+            toolkitVersionOption: toolkit
+        ).checks
     }
 
     /// An app whose main executable is configured by `configure`.

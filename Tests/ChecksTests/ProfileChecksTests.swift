@@ -274,7 +274,7 @@ struct ProfileChecksTests {
         ] {
             #expect(FindingCode.named(code) != nil, "\(code)")
         }
-        // Severities from cli-contract.md.
+        // Severities from the README's Finding codes table.
         #expect(FindingCode.named("APP_ID_WILDCARD")?.severity == .error)
         #expect(FindingCode.named("PROFILE_EXPIRING")?.severity == .warning)
         #expect(FindingCode.named("TEAM_MISMATCH")?.severity == .error)

@@ -40,7 +40,8 @@ enum ProfileScenario {
     static func inspect(_ builder: IPABuilder, options: CheckOptions = CheckOptions(evaluationDate: now)) throws -> Report {
         let scratch = try ScratchDirectory("profile-checks")
         let path = try scratch.write("Sample.ipa", try builder.bytes())
-        return try Inspector.inspect(path: path, options: options, tool: Report.Tool(name: "ipawrap", version: "test")).report
+        return try Inspector.inspect(
+            path: path, options: options, data: BinaryFixture.shippedData(), tool: Report.Tool(name: "ipawrap", version: "test")).report
     }
 
     /// Profile files written to a folder, for `--profile` and `--profiles-dir`.

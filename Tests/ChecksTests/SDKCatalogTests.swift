@@ -3,6 +3,7 @@ import Foundation
 import Policy
 import Testing
 import TestSupport
+import ToolData
 
 /// `Templates/sdk-catalog.json`, its reader, and SDK version comparison.
 @Suite struct SDKCatalogTests {

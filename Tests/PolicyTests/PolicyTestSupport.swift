@@ -1,6 +1,7 @@
 import Foundation
 import Policy
 import TestSupport
+import ToolData
 import XMLSupport
 
 /// The repository's Templates folder and things read from it.

@@ -3,6 +3,7 @@ import Foundation
 import Policy
 import Testing
 import TestSupport
+import ToolData
 
 /// Finding the Templates folder of a running tool, and reading what is in it.
 @Suite struct TemplateDirectoryTests {

@@ -2,6 +2,7 @@ import Foundation
 import Policy
 import Testing
 import TestSupport
+import ToolData
 
 /// The shipped templates: they load, validate, and carry the policies the documents describe.
 @Suite struct TemplateTests {

@@ -1,7 +1,7 @@
 import ProvisioningProfile
 import Testing
 
-/// The explicit-versus-wildcard rules of formats.md §5, and the ranking used to pick a profile
+/// The explicit-versus-wildcard rules of docs/formats.md (*Provisioning profiles*), and the ranking used to pick a profile
 /// for a bundle (exact, then the longest partial wildcard, then `*`).
 struct AppIdentifierTests {
     @Test func explicitAppIDMatchesOnlyItsBundleID() throws {

@@ -206,12 +206,8 @@ import TestSupport
         for (path, problem) in signed.problems { Issue.record("\(path): \(problem)") }
         #expect(signed.cmsChecked == 6)  // two slices of the app, Kit, the dylib, Share, Watch
         #expect(signed.identifiers["Payload/Sample.app/Watch/Watch.app/Watch"] == "com.example.sample.watchkitapp")
-        // The verifier (issue 16) wants CDHashes2 to list the SHA-1 CodeDirectory too; the CMS
-        // builder lists only SHA-256 and stronger ones, as its documentation says codesign and
-        // zsign do. Until the two agree, the armv7 slice's signature is reported.
-        withKnownIssue("verify and CMSBuilder disagree on CDHashes2 for a SHA-1 + SHA-256 signature") {
-            try Self.expectVerifies(output)
-        }
+        // The armv7 slice carries SHA-1 and SHA-256 CodeDirectories; CDHashes2 lists the SHA-256 one only.
+        try Self.expectVerifies(output)
         let bytes = try archive.read(#require(archive.entry(named: "Payload/Sample.app/Sample")), maximumSize: 1 << 24)
         let file = try MachOFile(bytes: bytes)
         #expect(file.architectureNames == ["armv7", "arm64"])

@@ -30,6 +30,7 @@ struct ZsignSignedTests {
         armv7.cpuSubtype = 9
         var ipa = IPABuilder(appName: "Sample", bundleIdentifier: bundleIdentifier)
         ipa.executable = MachOBuilder.fat([MachOBuilder.FatSlice(armv7), MachOBuilder.FatSlice(signable(2, bundleIdentifier))])
+        ipa.addPrimaryIcon()
         ipa.addFile("Base.lproj/Main.storyboardc/Info.plist", Array("<plist/>".utf8))
         ipa.addFile("fr.lproj/Localizable.strings", Array("\"Hello\" = \"Bonjour\";".utf8))
         ipa.addFile("images/logo.dat", (0..<50000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
@@ -175,5 +176,48 @@ struct ZsignSignedTests {
         let (status, report, _) = try Self.verify(path)
         #expect(status == 1)
         #expect(Self.errors(report).contains("SIGNATURE_MISSING Payload/Sample.app/Sample"), "\(Self.errors(report))")
+    }
+}
+
+/// `inspect` and `wrap` on a zsign-signed app: the signature summary, and the exact seal `wrap` breaks.
+@Suite(.enabled(if: ZsignOracle.unavailable == nil, "\(ZsignOracle.unavailable ?? "")"))
+struct ZsignSignedInspectTests {
+    @Test func inspectSummarizesEveryBundlesSignature() throws {
+        let scratch = try ScratchDirectory("verify-zsign")
+        let signed = try ZsignSignedTests.signed(ZsignSignedTests.unsigned(), in: scratch)
+        let result = try Command.ipawrap(["inspect", signed, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let bundles = try #require(report["bundles"] as? [[String: Any]])
+        #expect(bundles.count == 3)
+        for bundle in bundles {
+            let signature = try #require(bundle["signature"] as? [String: Any], "\(bundle)")
+            #expect(signature["signed"] as? Bool == true)
+            #expect(signature["adHoc"] as? Bool == false)
+            #expect(signature["teamId"] as? String == "ABCDE12345")
+            #expect((signature["cdhash"] as? String)?.count == 40)
+            #expect(signature["hashTypes"] as? [String] == ["SHA-256"])
+            #expect((signature["certificateSubject"] as? String)?.contains("CN=Apple Distribution: Example Corp (ABCDE12345)") == true)
+            #expect(signature["certificateExpiry"] is String)
+        }
+    }
+
+    @Test func wrapNamesTheSealItBreaksAndVerifyFindsExactlyThoseFiles() throws {
+        let scratch = try ScratchDirectory("verify-zsign")
+        let signed = try ZsignSignedTests.signed(ZsignSignedTests.unsigned(), in: scratch)
+        let output = scratch.path("wrapped.ipa")
+        let wrap = try Command.ipawrap(["wrap", signed, "-o", output, "--json"])
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(wrap.stdout.utf8)) as? [String: Any], "\(wrap.stderr)")
+        let invalidated = (report["findings"] as? [[String: Any]] ?? []).filter { $0["code"] as? String == "SIGNATURE_INVALIDATED" }
+        #expect(invalidated.count == 1)
+        let message = invalidated.first?["message"] as? String ?? ""
+        #expect(message.contains("MDXPolicy.bundle/Info.plist and MDXPolicy.bundle/policy_metadata.xml are not in the seal"), "\(message)")
+        try #require(wrap.status == 0, "\(report["findings"] ?? "")")
+        let (status, verified, _) = try ZsignSignedTests.verify(output)
+        #expect(status == 1)
+        #expect(ZsignSignedTests.errors(verified) == [
+            "SIGNATURE_UNSEALED_FILE Payload/Sample.app/MDXPolicy.bundle/Info.plist",
+            "SIGNATURE_UNSEALED_FILE Payload/Sample.app/MDXPolicy.bundle/policy_metadata.xml",
+        ])
     }
 }

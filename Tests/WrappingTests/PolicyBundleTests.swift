@@ -3,6 +3,7 @@ import Foundation
 import Policy
 import Testing
 import TestSupport
+import ToolData
 import Wrapping
 
 @Suite struct PolicyBundleTests {
@@ -13,7 +14,7 @@ import Wrapping
         let input = try scratch.write("Sample.ipa", builder.bytes())
         let request = WrapRequest(
             input: input, output: scratch.path("out.ipa"), template: "general",
-            overrides: [try PolicyOverride(argument: "DisableCamera=true")], templates: try TemplateDirectory.locate())
+            overrides: [try PolicyOverride(argument: "DisableCamera=true")], toolData: try ToolData.resolve())
         let outcome = try Wrapper.wrap(request, tool: Report.Tool(name: "ipawrap", version: "test"))
         #expect(outcome.written)
         let policy = try #require(outcome.policy)
@@ -33,7 +34,7 @@ import Wrapping
         builder.signed = false
         let request = WrapRequest(
             input: try scratch.write("Sample.ipa", builder.bytes()), output: scratch.path("out.ipa"),
-            templates: try TemplateDirectory.locate())
+            toolData: try ToolData.resolve())
         let outcome = try Wrapper.wrap(request, tool: Report.Tool(name: "ipawrap", version: "test"))
         #expect(outcome.written)
         #expect(outcome.report.findings.isEmpty)

@@ -101,9 +101,9 @@ struct BatchReportOptions: ParsableArguments {
     @OptionGroup var limits: ArchiveLimitOptions
 
     func run(_ operation: BatchJob.Operation) throws {
-        let options = try reportingErrors { try checks.checkOptions(sha256: sha256) }
+        let (options, data) = try reportingErrors { (try checks.checkOptions(sha256: sha256), try checks.toolData().checks) }
         try BatchSession(options: batch, evaluationDate: options.evaluationDate) { outDir, icons in
-            BatchJob(operation: operation, checks: options, limits: limits.limits, outputDirectory: outDir,
+            BatchJob(operation: operation, checks: options, data: data, limits: limits.limits, outputDirectory: outDir,
                      collectIcons: icons, tool: ToolInfo.tool)
         }.run()
     }

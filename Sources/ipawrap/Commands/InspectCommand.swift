@@ -1,5 +1,6 @@
 import ArgumentParser
 import Checks
+import ToolData
 
 struct InspectCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,8 +21,9 @@ struct InspectCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors(json: output.json ? ipa : nil) {
+            let options = try checks.checkOptions(sha256: output.sha256)
             let inspection = try Inspector.inspect(
-                path: ipa, options: try checks.checkOptions(sha256: output.sha256), limits: limits.limits, tool: ToolInfo.tool)
+                path: ipa, options: options, data: try checks.toolData().checks, limits: limits.limits, tool: ToolInfo.tool)
             try output.print(inspection.report)
         }
     }
@@ -43,8 +45,9 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         let failed = try reportingErrors(json: output.json ? ipa : nil) {
+            let options = try checks.checkOptions(sha256: output.sha256)
             let inspection = try Inspector.inspect(
-                path: ipa, options: try checks.checkOptions(sha256: output.sha256), limits: limits.limits, tool: ToolInfo.tool)
+                path: ipa, options: options, data: try checks.toolData().checks, limits: limits.limits, tool: ToolInfo.tool)
             try output.print(inspection.report)
             return inspection.report.hasErrors
         }

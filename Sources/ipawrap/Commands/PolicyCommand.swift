@@ -2,6 +2,7 @@ import ArgumentParser
 import FormatSupport
 import Foundation
 import Policy
+import ToolData
 
 struct PolicyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -37,7 +38,7 @@ struct PolicyCommand: ParsableCommand {
                 Terminal.standardError("ipawrap: error[POLICY_INVALID]: \(file) has \(validation.issues.count) problem(s)")
                 return false
             }
-            if !valid { throw ExitCode(65) }
+            if !valid { throw ExitCode(ExitStatus.invalidInput) }
         }
     }
 

@@ -41,7 +41,7 @@ struct SignCommand: ParsableCommand {
             try OutputDestination.check(output, inputs: [ipa] + checks.inputFiles + signing.inputFiles)
             let request = try signing.request()
             let outcome = try Resigner.sign(
-                input: ipa, output: output, checks: try checks.checkOptions(), limits: limits.limits,
+                input: ipa, output: output, checks: try checks.checkOptions(), data: try checks.toolData().checks, limits: limits.limits,
                 repack: RepackOptions(timestamp: .latestInArchive, synchronize: fsync), signing: request, tool: ToolInfo.tool)
             let summary = outcome.outputSize.map { size in
                 "Signed \(ipa) into \(output) (\(size) bytes) as \(request.identity.commonName ?? "?")"

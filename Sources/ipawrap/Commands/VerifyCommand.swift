@@ -1,4 +1,5 @@
 import ArgumentParser
+import Checks
 import Foundation
 import Verification
 
@@ -75,19 +76,8 @@ struct VerifyCommand: ParsableCommand {
             }
         }
         lines.append("")
-        let errors = report.findings.filter { $0.severity == .error }.count
-        let warnings = report.findings.filter { $0.severity == .warning }.count
-        lines.append(style.bold("Findings: ") + (report.findings.isEmpty ? style.green("none")
-            : "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")"))
-        for finding in report.findings {
-            let label: String = switch finding.severity {
-            case .error: style.red("error  ")
-            case .warning: style.yellow("warning")
-            case .info: style.dim("info   ")
-            }
-            lines.append("  \(label) \(style.bold(finding.code)): \(Terminal.escaped(finding.message))")
-            if let remedy = finding.remedy { lines.append("          " + style.dim("→ " + Terminal.escaped(remedy))) }
-        }
+        // Messages quote file names from the archive: escaped like every human-readable output.
+        lines.append(contentsOf: ReportRendering.findings(report.findings.map { Terminal.escaped(Finding($0)) }, style: style))
         return lines.joined(separator: "\n")
     }
 }

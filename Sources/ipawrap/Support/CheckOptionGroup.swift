@@ -1,6 +1,7 @@
 import ArgumentParser
 import Checks
 import Foundation
+import ToolData
 
 /// Options that change findings, shared by `inspect`, `check` and `wrap`.
 struct CheckOptionGroup: ParsableArguments {
@@ -35,9 +36,27 @@ struct CheckOptionGroup: ParsableArguments {
         for profile in profiles where profile.hasPrefix("=") || profile.hasSuffix("=") {
             throw ValidationError("--profile expects PATH or BUNDLE_ID=PATH, got '\(profile)'")
         }
+        // Here, not when the options are used: a ValidationError is a usage error (64) only
+        // while the arguments are being parsed.
+        _ = try parsedProfiles()
     }
 
     func checkOptions(sha256: Bool = false) throws -> CheckOptions {
+        let (appProfile, bundleProfiles) = try parsedProfiles()
+        return CheckOptions(
+            appProfile: appProfile, bundleProfiles: bundleProfiles,
+            profilesDirectory: profilesDir, allowWildcard: allowWildcard, evaluationDate: try parsedDate(),
+            computeSHA256: sha256)
+    }
+
+    /// The Templates folder (`--templates`, where the command has it, else the usual search),
+    /// its SDK catalog and the toolkit version (`--toolkit-version` wins), resolved once.
+    func toolData(templatesPath: String? = nil) throws -> ToolData {
+        try ToolData.resolve(templatesPath: templatesPath, toolkitVersionOption: toolkitVersion)
+    }
+
+    /// `--profile PATH` for the app and `--profile BUNDLE_ID=PATH` for nested bundles.
+    private func parsedProfiles() throws -> (app: String?, bundles: [String: String]) {
         var appProfile: String?
         var bundleProfiles: [String: String] = [:]
         for profile in profiles {
@@ -50,10 +69,7 @@ struct CheckOptionGroup: ParsableArguments {
                 appProfile = profile
             }
         }
-        return CheckOptions(
-            toolkitVersion: toolkitVersion, appProfile: appProfile, bundleProfiles: bundleProfiles,
-            profilesDirectory: profilesDir, allowWildcard: allowWildcard, evaluationDate: try parsedDate(),
-            computeSHA256: sha256)
+        return (appProfile, bundleProfiles)
     }
 
     private func parsedDate() throws -> Date? {

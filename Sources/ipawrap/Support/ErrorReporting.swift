@@ -15,16 +15,16 @@ func reportingErrors<T>(json jsonInput: String? = nil, _ body: () throws -> T) t
         let message = String(describing: error)
         Terminal.error(code: error.code, message)
         if let jsonInput { JSONErrorReport(input: jsonInput, code: error.code, message: message).print() }
-        throw ExitCode(exitStatus(for: error.category))
+        throw ExitCode(error.category.exitStatus)
     } catch let error as ExitCode {
         throw error
     } catch let error as ValidationError {
         Terminal.error(code: "USAGE", error.message)
         if let jsonInput { JSONErrorReport(input: jsonInput, code: "USAGE", message: error.message).print() }
-        throw ExitCode(64)
+        throw ExitCode(ExitStatus.usage)
     } catch {
         Terminal.standardError("ipawrap: internal error: \(Terminal.oneLine(String(describing: error)))")
-        throw ExitCode(70)
+        throw ExitCode(ExitStatus.internalError)
     }
 }
 
@@ -57,11 +57,7 @@ struct JSONErrorReport: Encodable {
 }
 
 func exitStatus(for category: ErrorCategory) -> Int32 {
-    switch category {
-    case .usage: 64
-    case .invalidInput: 65
-    case .io: 74
-    }
+    category.exitStatus
 }
 
 enum Terminal {
@@ -134,7 +130,7 @@ extension IPAWrap {
     static func parseAndRun(_ arguments: [String]) {
         if let invalid = invalidSetValue() {
             Terminal.error(code: "USAGE", "--set \(invalid): the value is not valid UTF-8 (see 'ipawrap wrap --help')")
-            Foundation.exit(64)
+            Foundation.exit(ExitStatus.usage)
         }
         var command: ParsableCommand
         do {
@@ -144,7 +140,7 @@ extension IPAWrap {
             guard status == .validationFailure else { exit(withError: error) }
             let message = Self.message(for: error)
             Terminal.error(code: "USAGE", message + " (see '\(helpCommand(for: arguments))')")
-            Foundation.exit(64)
+            Foundation.exit(ExitStatus.usage)
         }
         do {
             try command.run()

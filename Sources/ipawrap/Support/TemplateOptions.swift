@@ -1,5 +1,5 @@
 import ArgumentParser
-import Policy
+import ToolData
 
 /// Where the templates folder is, for commands that need policy templates or toolkit data.
 struct TemplateOptions: ParsableArguments {

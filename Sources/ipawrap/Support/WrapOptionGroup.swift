@@ -51,7 +51,7 @@ struct WrapOptionGroup: ParsableArguments {
             input: input, output: output, format: format, checks: try checks.checkOptions(), limits: limits.limits,
             template: template, policyFile: policy,
             overrides: try overrides.map { try PolicyOverride(argument: $0) }, mode: mode, rewrap: rewrap,
-            templates: try templates.directory(),
+            toolData: try checks.toolData(templatesPath: templates.templates),
             repack: RepackOptions(timestamp: try NewEntryTimestamp.parse(timestamp), synchronize: fsync))
     }
 }

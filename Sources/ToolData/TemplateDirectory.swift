@@ -1,4 +1,5 @@
 import FormatSupport
+import Policy
 import XMLSupport
 // Foundation proper would bring its own ICU module, whose C enums clash with the system ICU that
 // libxml2's headers include; FoundationEssentials has what this file needs and no ICU.
@@ -118,7 +119,7 @@ public struct TemplateDirectory: Sendable, Equatable {
 
     /// `Templates` in the source checkout this file was compiled from.
     public static let sourceCheckoutTemplates: URL? = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // Policy
+        .deletingLastPathComponent()  // ToolData
         .deletingLastPathComponent()  // Sources
         .deletingLastPathComponent()  // package root
         .appendingPathComponent("Templates", isDirectory: true)

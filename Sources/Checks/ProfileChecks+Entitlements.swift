@@ -1,0 +1,91 @@
+import AppBundle
+import CodeSignature
+import FormatSupport
+import Foundation
+import IPAArchive
+import MachO
+import PropertyList
+import ProvisioningProfile
+
+/// The entitlements of a bundle's code signature against its profile, and the app's Data
+/// Protection class.
+extension ProfileChecks {
+    /// `ENTITLEMENT_NOT_IN_PROFILE`: keys the executable is signed with that the profile lacks.
+    static func entitlementFindings(_ assignment: ProfileAssignment, context: CheckContext) -> [Finding] {
+        let bundle = assignment.bundle
+        guard let path = bundle.executablePath, let entry = context.archive.entry(path),
+              case .success(let file)? = context.executable(of: bundle) else { return [] }
+        var source = context.archive.archive.zip.byteSource(for: entry)
+        var signed: PropertyListDictionary?
+        for slice in file.slices where slice.codeSignatureRange != nil {
+            let signature: EmbeddedSignature?
+            do {
+                if let range = slice.codeSignatureRange {
+                    try context.archive.archive.zip.reserveMemory(UInt64(range.size), for: "the code signature of '\(path)'")
+                }
+                signature = try slice.readCodeSignature(from: &source)
+            } catch {
+                // A damaged signature hides what the bundle is entitled to: say so rather than
+                // report a clean bundle.
+                return [Finding(
+                    .signedEntitlementsUnreadable,
+                    message: "the code signature of \(path) (\(slice.architecture.name)) cannot be read: "
+                        + BinaryScanner.reason(error),
+                    path: path)]
+            }
+            guard let signature else { continue }
+            do {
+                signed = try entitlements(of: signature)
+            } catch {
+                return [Finding(
+                    .signedEntitlementsUnreadable,
+                    message: "the entitlements in the code signature of \(path) cannot be read: \(error)", path: path)]
+            }
+            if signed != nil { break }
+        }
+        guard let signed else { return [] }
+        let missing = signed.keys.filter { assignment.profile.entitlements[$0] == nil }.sorted()
+        guard !missing.isEmpty else { return [] }
+        return [Finding(
+            .entitlementNotInProfile,
+            message: "\(path) is signed with \(missing.count == 1 ? "an entitlement" : "\(missing.count) entitlements") "
+                + "that \(describe(assignment.profile, file: assignment.file)) does not grant: "
+                + missing.joined(separator: ", "),
+            path: path)]
+    }
+
+    /// The XML entitlements of a signature, else its DER entitlements; nil when it has neither.
+    static func entitlements(of signature: EmbeddedSignature) throws -> PropertyListDictionary? {
+        if let xml = signature.entitlementsXML {
+            let root = try PropertyList(bytes: xml).root
+            guard let dictionary = root.dictionary else {
+                throw ProfileError(.entitlementsInvalid, "the XML entitlements' root is \(root.typeName), not a dictionary")
+            }
+            return dictionary
+        }
+        if let der = signature.entitlementsDER {
+            return try DEREntitlements(derEncoded: der).dictionary
+        }
+        return nil
+    }
+
+    /// `DATA_PROTECTION_NOT_ENABLED` for the app's profile (seeds-digest §3).
+    static func dataProtectionFindings(_ assignment: ProfileAssignment) -> [Finding] {
+        let profile = assignment.profile
+        let value = profile.entitlements[dataProtectionKey]
+        if value?.string == "NSFileProtectionComplete" { return [] }
+        let subject = describe(profile, file: assignment.file)
+        let remedy = "Enable Data Protection (Complete Protection) for the App ID \(profile.applicationIdentifier.rawValue) "
+            + "in the Apple Developer portal and regenerate the profile."
+        if let value {
+            return [Finding(
+                .dataProtectionNotEnabled,
+                message: "\(subject), the app's profile, sets \(dataProtectionKey) to \(value), a weaker class than "
+                    + "NSFileProtectionComplete", path: assignment.file, severity: .info, remedy: remedy)]
+        }
+        return [Finding(
+            .dataProtectionNotEnabled,
+            message: "\(subject), the app's profile, does not grant \(dataProtectionKey), so the app's files are not "
+                + "protected with NSFileProtectionComplete by default", path: assignment.file, remedy: remedy)]
+    }
+}

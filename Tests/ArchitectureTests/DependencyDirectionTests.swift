@@ -1,0 +1,212 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The one allowed direction of imports (ARCHITECTURE.md): a target may depend on targets of its
+/// own layer or of a layer below, never above. The dependency lists are read from `Package.swift`
+/// itself, so a new dependency that points upwards fails here before it is merged.
+@Suite struct DependencyDirectionTests {
+    /// Every target of the package, by layer, lowest first. A new target must be added here (and to
+    /// ARCHITECTURE.md): an unplaced target fails the test.
+    static let layers: [(name: String, targets: Set<String>)] = [
+        ("C shims", ["CLibzip", "CLibxml2", "CZlib", "CLibcrypto", "CSystemShims"]),
+        ("formats", [
+            "FormatSupport", "XMLSupport", "IPAArchive", "PropertyList", "PNG", "LZFSE", "AssetCatalog", "MachO",
+            "Policy", "CMS", "SigningIdentity", "CodeSignature", "ProvisioningProfile",
+        ]),
+        ("bundle model", ["AppBundle"]),
+        ("bundle signatures", ["Verification", "Signing"]),
+        ("checks", ["Checks"]),
+        ("tool data", ["ToolData"]),
+        ("wrapping", ["Wrapping"]),
+        ("batch", ["Batch"]),
+        ("command line and tools", ["ipawrap", "ipawrap-bench", "sample-generator"]),
+    ]
+
+    /// Test targets and their support library sit above everything and may use anything.
+    static func isTestTarget(_ target: PackageManifest.Target) -> Bool {
+        target.kind == .test || target.name == "TestSupport"
+    }
+
+    static func layer(of target: String) -> Int? {
+        layers.firstIndex { $0.targets.contains(target) }
+    }
+
+    /// Each dependency that points to a higher layer, or involves a target no layer holds.
+    static func violations(in manifest: PackageManifest) -> [String] {
+        var problems: [String] = []
+        let local = Set(manifest.targets.map(\.name))
+        for target in manifest.targets where !isTestTarget(target) {
+            guard let own = layer(of: target.name) else {
+                problems.append("\(target.name) is in no layer (add it to DependencyDirectionTests.layers and ARCHITECTURE.md)")
+                continue
+            }
+            for dependency in target.dependencies where local.contains(dependency) {
+                guard let theirs = layer(of: dependency) else { continue }  // reported as its own target
+                if theirs > own {
+                    problems.append(
+                        "\(target.name) (\(layers[own].name)) depends on \(dependency) (\(layers[theirs].name)), a layer above it")
+                }
+                if manifest.targets.first(where: { $0.name == dependency }).map(isTestTarget) == true {
+                    problems.append("\(target.name) depends on the test target \(dependency)")
+                }
+            }
+        }
+        return problems
+    }
+
+    @Test func everyTargetDependsOnlyOnItsLayerOrBelow() throws {
+        let manifest = try PackageManifest(contentsOf: Fixtures.packageRoot.appendingPathComponent("Package.swift"))
+        // The reader found the package's targets, so an empty list cannot pass for a clean one.
+        #expect(manifest.targets.count >= 30)
+        #expect(manifest.targets.first { $0.name == "ipawrap" }?.dependencies.contains("Batch") == true)
+        let problems = Self.violations(in: manifest)
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    @Test func anUpwardDependencyIsReported() throws {
+        let manifest = try PackageManifest(text: """
+            let package = Package(
+                name: "example",
+                targets: [
+                    .target(name: "FormatSupport", swiftSettings: strict),
+                    .target(
+                        name: "MachO",
+                        dependencies: ["FormatSupport", "Checks",
+                                       .product(name: "Crypto", package: "swift-crypto")] + certificateLibraries,
+                        swiftSettings: strict),
+                    .target(name: "Checks", dependencies: ["MachO"]),
+                    .target(name: "Mystery", dependencies: ["FormatSupport"]),
+                    .testTarget(name: "MachOTests", dependencies: ["MachO", "Checks"]),
+                ]
+            )
+            """)
+        #expect(manifest.targets.map(\.name) == ["FormatSupport", "MachO", "Checks", "Mystery", "MachOTests"])
+        #expect(manifest.targets[1].dependencies == ["FormatSupport", "Checks"])
+        #expect(Self.violations(in: manifest) == [
+            "MachO (formats) depends on Checks (checks), a layer above it",
+            "Mystery is in no layer (add it to DependencyDirectionTests.layers and ARCHITECTURE.md)",
+        ])
+    }
+
+    @Test func architectureMapNamesEveryLayeredTarget() throws {
+        let map = try String(
+            contentsOf: Fixtures.packageRoot.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
+        let unnamed = Self.layers.flatMap(\.targets).filter { !map.contains("`\($0)`") }.sorted()
+        #expect(unnamed.isEmpty, "ARCHITECTURE.md does not name \(unnamed.joined(separator: ", "))")
+    }
+}
+
+/// The targets of a `Package.swift` and the package-local names in their `dependencies:` lists
+/// (products of other packages, `.product(...)`, are left out). Enough of Swift to read this
+/// package's manifest: balanced brackets and string literals without escapes.
+struct PackageManifest {
+    struct Target: Equatable {
+        enum Kind: Equatable { case regular, executable, test, system }
+        let name: String
+        let kind: Kind
+        let dependencies: [String]
+    }
+
+    let targets: [Target]
+
+    init(contentsOf url: URL) throws {
+        try self.init(text: String(contentsOf: url, encoding: .utf8))
+    }
+
+    init(text: String) throws {
+        let scalars = Array(text.unicodeScalars)
+        let kinds: [(String, Target.Kind)] = [
+            (".target(", .regular), (".executableTarget(", .executable), (".testTarget(", .test),
+            (".systemLibrary(", .system),
+        ]
+        var targets: [Target] = []
+        var index = 0
+        while index < scalars.count {
+            guard let (opener, kind) = kinds.first(where: { Self.matches($0.0, in: scalars, at: index) }) else {
+                index += 1
+                continue
+            }
+            let open = index + opener.unicodeScalars.count - 1
+            let close = try Self.closing(of: open, in: scalars)
+            let body = Array(scalars[(open + 1)..<close])
+            guard let name = Self.stringArgument("name:", in: body) else { throw ManifestError("a target without a name") }
+            var dependencies: [String] = []
+            if let label = Self.find("dependencies:", in: body),
+               let bracket = body[label...].firstIndex(of: "[") {
+                let end = try Self.closing(of: bracket, in: body)
+                let list = Self.removingProducts(Array(body[(bracket + 1)..<end]))
+                dependencies = Self.stringLiterals(in: list)
+            }
+            targets.append(Target(name: name, kind: kind, dependencies: dependencies))
+            index = close + 1
+        }
+        self.targets = targets
+    }
+
+    struct ManifestError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    private static func matches(_ word: String, in scalars: [Unicode.Scalar], at index: Int) -> Bool {
+        let needle = Array(word.unicodeScalars)
+        guard index + needle.count <= scalars.count else { return false }
+        return Array(scalars[index..<(index + needle.count)]) == needle
+    }
+
+    private static func find(_ word: String, in scalars: [Unicode.Scalar]) -> Int? {
+        (0..<scalars.count).first { matches(word, in: scalars, at: $0) }
+    }
+
+    /// The bracket that closes the one at `open`, skipping string literals.
+    private static func closing(of open: Int, in scalars: [Unicode.Scalar]) throws -> Int {
+        var depth = 0
+        var inString = false
+        for index in open..<scalars.count {
+            let scalar = scalars[index]
+            if scalar == "\"" { inString.toggle() }
+            if inString { continue }
+            if scalar == "(" || scalar == "[" { depth += 1 }
+            if scalar == ")" || scalar == "]" {
+                depth -= 1
+                if depth == 0 { return index }
+            }
+        }
+        throw ManifestError("unbalanced brackets")
+    }
+
+    private static func stringArgument(_ label: String, in scalars: [Unicode.Scalar]) -> String? {
+        guard let start = find(label, in: scalars) else { return nil }
+        return stringLiterals(in: Array(scalars[start...])).first
+    }
+
+    private static func stringLiterals(in scalars: [Unicode.Scalar]) -> [String] {
+        var result: [String] = []
+        var current: String?
+        for scalar in scalars {
+            if scalar == "\"" {
+                if let literal = current { result.append(literal) }
+                current = current == nil ? "" : nil
+            } else if current != nil {
+                current?.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    private static func removingProducts(_ scalars: [Unicode.Scalar]) -> [Unicode.Scalar] {
+        var result: [Unicode.Scalar] = []
+        var index = 0
+        while index < scalars.count {
+            if matches(".product(", in: scalars, at: index),
+               let close = try? closing(of: index + ".product".unicodeScalars.count, in: scalars) {
+                index = close + 1
+                continue
+            }
+            result.append(scalars[index])
+            index += 1
+        }
+        return result
+    }
+}
