@@ -140,7 +140,7 @@ let package = Package(
         // Batch: many IPAs in parallel, per-input isolation, sharding, the HTML diagnostics report.
         .target(
             name: "Batch",
-            dependencies: ["Checks", "ToolData", "Wrapping", "AppBundle", "IPAArchive", "Policy", "PNG", "FormatSupport",
+            dependencies: ["Checks", "ToolData", "Wrapping", "AppBundle", "IPAArchive", "Policy", "PNG", "XMLSupport", "FormatSupport",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
@@ -149,7 +149,7 @@ let package = Package(
             name: "ipawrap",
             dependencies: [
                 "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile", "Batch", "ToolData",
-                "Signing", "SigningIdentity", "PropertyList", "Verification",
+                "Signing", "SigningIdentity", "PropertyList", "Verification", "XMLSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

@@ -47,10 +47,10 @@ BUILD_PACKAGES=(pkg-config libzip-dev libxml2-dev zlib1g-dev libssl-dev)
 # the machine).
 TEST_PACKAGES=(python3 python3-venv unzip zip openssl libxml2-utils g++ make)
 
-# Python packages from PyPI the tests use as oracles (CMS and X.509, Mach-O, JSON Schema), pinned,
+# Python packages from PyPI the tests use as oracles (CMS and X.509, Mach-O, JSON Schema, JUnit XML), pinned,
 # in a virtual environment in the git-ignored build folder: Debian's python3 refuses `pip install`
 # into itself (PEP 668). TestSupport's PythonOracle runs scripts with its interpreter.
-ORACLE_PYTHON_PACKAGES=(asn1crypto==1.5.1 cryptography==50.0.2 lief==1.0.0 jsonschema==4.26.0)
+ORACLE_PYTHON_PACKAGES=(asn1crypto==1.5.1 cryptography==50.0.2 lief==1.0.0 jsonschema==4.26.0 junitparser==5.0.3)
 ORACLE_VENV=.build/oracle-venv
 
 # Creates (or re-creates, when the pinned list changed) the oracle environment; quick when it is

@@ -1,6 +1,7 @@
 import Checks
 import FormatSupport
 import Foundation
+import XMLSupport
 
 /// The diagnostics page of a batch (`--report report.html`): one self-contained file, no network
 /// (inline CSS and script, icons as `data:` URIs, a Content-Security-Policy that forbids loading
@@ -503,28 +504,8 @@ struct HTMLBuilder {
         output += "</td>"
     }
 
-    /// Text safe in element content and in quoted attribute values: the five markup characters
-    /// as references, and characters that neither HTML nor XML 1.0 allow in a document (C0 and C1
-    /// controls other than tab, LF and CR; noncharacters) as U+FFFD.
+    /// Text safe in element content and in quoted attribute values (see `MarkupText`).
     static func escape(_ text: String) -> String {
-        var out = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out.append(contentsOf: "&amp;".unicodeScalars)
-            case "<": out.append(contentsOf: "&lt;".unicodeScalars)
-            case ">": out.append(contentsOf: "&gt;".unicodeScalars)
-            case "\"": out.append(contentsOf: "&quot;".unicodeScalars)
-            case "'": out.append(contentsOf: "&#39;".unicodeScalars)
-            case "\t", "\n", "\r": out.append(scalar)
-            default:
-                let value = scalar.value
-                if value < 0x20 || (0x7F...0x9F).contains(value) || (0xFDD0...0xFDEF).contains(value) || value & 0xFFFE == 0xFFFE {
-                    out.append("\u{FFFD}")
-                } else {
-                    out.append(scalar)
-                }
-            }
-        }
-        return String(out)
+        MarkupText.escaped(text)
     }
 }

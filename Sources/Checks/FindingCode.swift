@@ -23,9 +23,20 @@ public struct FindingCode: Sendable, Hashable, CustomStringConvertible {
     public static func == (lhs: FindingCode, rhs: FindingCode) -> Bool { lhs.rawValue == rhs.rawValue }
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
+    /// Every code, by area: the catalogue the README, SARIF rules and JUnit test cases come from.
+    public static var areas: [(name: String, codes: [FindingCode])] {
+        [("icon", iconCodes), ("bundle", bundleCodes), ("profile", profileCodes), ("binary", binaryCodes),
+         ("wrap", wrapCodes), ("signature", signatureCodes)]
+    }
+
     /// Every code, by area.
     public static var all: [FindingCode] {
-        iconCodes + bundleCodes + profileCodes + binaryCodes + wrapCodes + signatureCodes
+        areas.flatMap(\.codes)
+    }
+
+    /// The area of checks that reports `rawValue` (see `areas`), or nil for a code not in the catalogue.
+    public static func area(of rawValue: String) -> String? {
+        areas.first { $0.codes.contains { $0.rawValue == rawValue } }?.name
     }
 
     /// The code with this raw value.

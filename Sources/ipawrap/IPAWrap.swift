@@ -1,6 +1,8 @@
 import ArgumentParser
 import Checks
 import Foundation
+import Policy
+import ToolData
 
 @main
 struct IPAWrap: ParsableCommand {
@@ -19,7 +21,6 @@ struct IPAWrap: ParsableCommand {
             65 input that is not a readable, safe iOS app archive (or a malformed policy or profile), \
             74 the output cannot be written.
             """,
-        version: ToolInfo.version,
         subcommands: [
             InspectCommand.self,
             CheckCommand.self,
@@ -34,6 +35,23 @@ struct IPAWrap: ParsableCommand {
             VerifyCommand.self,
         ]
     )
+
+    // Not ArgumentParser's built-in `--version`, which can only print a fixed string: the toolkit
+    // version comes from the Templates folder the installed tool finds at run time.
+    @Flag(help: ArgumentHelp(
+        "Print the version of ipawrap and of the MDX toolkit its Templates folder targets.",
+        discussion: "The Templates folder is found as for wrap: IPAWRAP_TEMPLATES, then beside the executable."))
+    var version = false
+
+    func run() throws {
+        guard version else { throw CleanExit.helpRequest(self) }
+        print("\(ToolInfo.name) \(ToolInfo.version)")
+        try reportingErrors {
+            // The same resolution every command makes (ToolData), so the version printed is the one wrap uses.
+            let data = try ToolData.resolve()
+            print("toolkit \(data.toolkitVersion.text) (templates: \(data.templates.url.path))")
+        }
+    }
 }
 
 enum ToolInfo {

@@ -63,9 +63,13 @@ public enum Command {
         return folder.appendingPathComponent(name).path
     }
 
+    /// Runs `ipawrap`; the JSON it prints for `--json` and `--json-lines` must match the published
+    /// schemas (`JSONSchemaOracle`), or this throws.
     @discardableResult
     public static func ipawrap(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-        try run(ipawrapPath, arguments, environment: environment)
+        let result = try run(ipawrapPath, arguments, environment: environment)
+        try JSONSchemaOracle.validateOutput(of: arguments, result)
+        return result
     }
 
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], input: [UInt8]? = nil) throws -> Result {

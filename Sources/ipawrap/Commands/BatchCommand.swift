@@ -52,6 +52,11 @@ struct BatchOptions: ParsableArguments {
     @Flag(help: "Print one JSON object per input (its result and report), one per line, instead of text.")
     var jsonLines = false
 
+    @Option(help: ArgumentHelp(
+        "Instead of a line per input, print one document for all inputs at the end: sarif (SARIF 2.1.0, for code "
+            + "scanning) or junit (JUnit XML, one testsuite per input, for CI test views).", valueName: "format"))
+    var reportFormat: BatchDocumentFormat?
+
     @Option(name: .customLong("report"), help: ArgumentHelp(
         "Also write a self-contained HTML page: each app's icon, name, bundle ID, versions, minimum OS, SDKs, "
             + "profiles and findings with remedies, sortable and filterable offline.", valueName: "file.html"))
@@ -72,6 +77,9 @@ struct BatchOptions: ParsableArguments {
         if let jobs, !(1...1024).contains(jobs) {
             throw ValidationError("--jobs expects a number from 1 to 1024, got \(jobs)")
         }
+        if jsonLines, let reportFormat {
+            throw ValidationError("--json-lines and --report-format \(reportFormat.rawValue) ask for different outputs; give one")
+        }
         if lists.filter({ $0 == "-" }).count > 1 {
             throw ValidationError("--from - (standard input) can be given only once")
         }
@@ -87,6 +95,11 @@ struct BatchOptions: ParsableArguments {
     var parsedShard: Shard? {
         shard.flatMap { try? Shard(parsing: $0) }
     }
+}
+
+/// What `batch --report-format` can ask for: one document for the whole batch.
+enum BatchDocumentFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case sarif, junit
 }
 
 /// The options `batch inspect` and `batch check` share, and how they run: the same report for
@@ -215,7 +228,7 @@ struct BatchSession {
         let jobs = min(options.jobs ?? ProcessInfo.processInfo.activeProcessorCount, max(1, inputs.count))
         let console = BatchConsole(
             inputs: inputs, total: all.count, shard: shard, jobs: jobs, job: job, jsonLines: options.jsonLines,
-            progress: !options.noProgress && isatty(STDERR_FILENO) == 1, reportFile: reportFile,
+            document: options.reportFormat, progress: !options.noProgress && isatty(STDERR_FILENO) == 1, reportFile: reportFile,
             evaluationDate: evaluationDate)
         if inputs.isEmpty {
             return try console.finishEmptyShard()
@@ -254,6 +267,8 @@ final class BatchConsole: @unchecked Sendable {
     private let jobs: Int
     private let job: BatchJob
     private let jsonLines: Bool
+    /// One SARIF or JUnit document on stdout at the end, instead of a line per input.
+    private let document: BatchDocumentFormat?
     private let progressEnabled: Bool
     private let reportFile: AtomicOutputFile?
     private let evaluationDate: Date?
@@ -277,8 +292,8 @@ final class BatchConsole: @unchecked Sendable {
     private var interruption: Int32?
 
     init(
-        inputs: [BatchInput], total: Int, shard: Shard?, jobs: Int, job: BatchJob, jsonLines: Bool, progress: Bool,
-        reportFile: AtomicOutputFile?, evaluationDate: Date?
+        inputs: [BatchInput], total: Int, shard: Shard?, jobs: Int, job: BatchJob, jsonLines: Bool,
+        document: BatchDocumentFormat?, progress: Bool, reportFile: AtomicOutputFile?, evaluationDate: Date?
     ) {
         self.inputs = inputs
         self.allCount = total
@@ -286,6 +301,7 @@ final class BatchConsole: @unchecked Sendable {
         self.jobs = jobs
         self.job = job
         self.jsonLines = jsonLines
+        self.document = document
         self.progressEnabled = progress
         self.reportFile = reportFile
         self.evaluationDate = evaluationDate
@@ -335,6 +351,7 @@ final class BatchConsole: @unchecked Sendable {
             closed = true
             for done in delivery.drain() { emit(done) }
             try finishReport(interrupted: false)
+            printDocument()
             printSummary(interrupted: false)
             return summary.exitCode
         }
@@ -342,12 +359,13 @@ final class BatchConsole: @unchecked Sendable {
 
     func finishEmptyShard() throws -> Int32 {
         try finishReport(interrupted: false)
+        printDocument()
         Terminal.standardError("ipawrap: shard \(shard?.description ?? "?") has none of the \(allCount) inputs; nothing to do")
         return 0
     }
 
     private func announce() {
-        guard progressEnabled || !jsonLines else { return }
+        guard progressEnabled || !(jsonLines || document != nil) else { return }
         var text = "ipawrap batch \(job.commandName): \(inputs.count) input\(inputs.count == 1 ? "" : "s")"
         if let shard { text += " (shard \(shard) of \(allCount))" }
         text += ", \(jobs) job\(jobs == 1 ? "" : "s") at once"
@@ -368,7 +386,7 @@ final class BatchConsole: @unchecked Sendable {
             summary.add(done.result)
             progress.finished = summary.finished
             progress.failed = summary.failed
-            if reportFile != nil { kept[index] = done.result }
+            if reportFile != nil || document != nil { kept[index] = done.result }
             let released = delivery.add(done, at: index)
             if !released.isEmpty {
                 clearProgress()
@@ -380,6 +398,7 @@ final class BatchConsole: @unchecked Sendable {
 
     /// Writes one input's line: its JSON record, or its text line.
     private func emit(_ done: Done) {
+        if document != nil { return }
         if jsonLines {
             Self.write(STDOUT_FILENO, done.line)
         } else {
@@ -440,7 +459,7 @@ final class BatchConsole: @unchecked Sendable {
     private func printSummary(interrupted: Bool) {
         var line = summary.line(elapsed: elapsed, interrupted: interrupted)
         if let shard { line = "shard \(shard): " + line }
-        if jsonLines || interrupted {
+        if jsonLines || document != nil || interrupted {
             Terminal.standardError("ipawrap: " + line)
         } else {
             Self.write(STDOUT_FILENO, Array((line + "\n").utf8))
@@ -458,6 +477,25 @@ final class BatchConsole: @unchecked Sendable {
         try reportFile.write(bytes, at: 0)
         try reportFile.commit(length: UInt64(bytes.count), synchronize: false)
         if !interrupted { Terminal.standardError("ipawrap: wrote the report \(reportFile.destination)") }
+    }
+
+    /// The SARIF or JUnit document of every finished input, in input order.
+    private func printDocument() {
+        guard let document else { return }
+        let subjects = kept.sorted { $0.key < $1.key }.map { _, result in
+            ReportSubject(
+                path: result.input.path, name: result.input.name, report: result.report,
+                failure: result.failure.map { ReportSubject.Failure(code: $0.code, message: $0.message) })
+        }
+        let text: String
+        switch document {
+        case .sarif:
+            // Only a non-finite number could stop the encoder, and SARIF holds none.
+            text = ((try? SARIFRendering.render(subjects, tool: ToolInfo.tool)) ?? "{}") + "\n"
+        case .junit:
+            text = JUnitRendering.render(subjects, command: job.commandName)
+        }
+        Self.write(STDOUT_FILENO, Array(text.utf8))
     }
 
     // MARK: Interruption

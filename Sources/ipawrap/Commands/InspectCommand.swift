@@ -20,11 +20,11 @@ struct InspectCommand: ParsableCommand {
     @OptionGroup var limits: ArchiveLimitOptions
 
     func run() throws {
-        try reportingErrors(json: output.json ? ipa : nil) {
+        try reportingErrors(json: output.format == .json ? ipa : nil) {
             let options = try checks.checkOptions(sha256: output.sha256)
             let inspection = try Inspector.inspect(
                 path: ipa, options: options, data: try checks.toolData().checks, limits: limits.limits, tool: ToolInfo.tool)
-            try output.print(inspection.report)
+            try output.print(inspection.report, input: ipa, command: "inspect")
         }
     }
 }
@@ -44,11 +44,11 @@ struct CheckCommand: ParsableCommand {
     @OptionGroup var limits: ArchiveLimitOptions
 
     func run() throws {
-        let failed = try reportingErrors(json: output.json ? ipa : nil) {
+        let failed = try reportingErrors(json: output.format == .json ? ipa : nil) {
             let options = try checks.checkOptions(sha256: output.sha256)
             let inspection = try Inspector.inspect(
                 path: ipa, options: options, data: try checks.toolData().checks, limits: limits.limits, tool: ToolInfo.tool)
-            try output.print(inspection.report)
+            try output.print(inspection.report, input: ipa, command: "check")
             return inspection.report.hasErrors
         }
         if failed { throw ExitCode(1) }
@@ -57,13 +57,37 @@ struct CheckCommand: ParsableCommand {
 
 /// How `inspect` and `check` print their report.
 struct ReportOptions: ParsableArguments {
-    @Flag(help: "Print the report as JSON.")
+    @Flag(help: "Print the report as JSON (the same as --report-format json).")
     var json = false
+
+    @Option(help: ArgumentHelp(
+        "text (default), json, sarif (SARIF 2.1.0, for code scanning) or junit (JUnit XML, for CI test views).",
+        valueName: "format"))
+    var reportFormat: ReportFormat?
 
     @Flag(help: "Also compute the SHA-256 of the whole file (reads every byte).")
     var sha256 = false
 
-    func print(_ report: Report) throws {
-        Swift.print(json ? try ReportRendering.json(report) : ReportRendering.text(report))
+    func validate() throws {
+        if json, let reportFormat, reportFormat != .json {
+            throw ValidationError("--json and --report-format \(reportFormat.rawValue) ask for different formats; give one")
+        }
     }
+
+    var format: ReportFormat { reportFormat ?? (json ? .json : .text) }
+
+    func print(_ report: Report, input: String, command: String) throws {
+        let subject = ReportSubject(path: input, name: input, report: report)
+        switch format {
+        case .text: Swift.print(ReportRendering.text(report))
+        case .json: Swift.print(try ReportRendering.json(report))
+        case .sarif: Swift.print(try SARIFRendering.render([subject], tool: ToolInfo.tool))
+        case .junit: Swift.print(JUnitRendering.render([subject], command: command), terminator: "")
+        }
+    }
+}
+
+/// What `--report-format` can ask for.
+enum ReportFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case text, json, sarif, junit
 }
