@@ -94,7 +94,7 @@ public final class AppArchive {
     public func machO(at path: String) throws -> MachOFile? {
         guard let entry = entry(path), entry.kind == .file else { return nil }
         var source = archive.zip.byteSource(for: entry)
-        return try MachOFile(reading: &source)
+        return try MachOFile(reading: &source, clock: archive.zip.workClock())
     }
 
     // MARK: Discovery
@@ -166,6 +166,7 @@ public final class AppArchive {
     }
 
     private static func readPlist(_ entry: ArchiveEntry, from zip: ZipArchive) throws -> PropertyList {
-        try PropertyList(bytes: zip.read(entry, maximumSize: maximumInfoPlistSize))
+        try PropertyList(
+            bytes: zip.read(entry, maximumSize: maximumInfoPlistSize), limits: PropertyListLimits(clock: zip.workClock()))
     }
 }

@@ -18,6 +18,9 @@ public struct AssetCatalog: Sendable {
         public var maximumPixels: Int
         /// Internal links followed to reach a bitmap.
         public var maximumLinkDepth: Int
+        /// The time limit of the work on the input the catalog came from, checked per tree
+        /// entry and rendition.
+        public var clock: WorkClock = .unlimited
 
         public init(
             maximumEntries: Int = 500_000, maximumTreeDepth: Int = 32, maximumPixels: Int = 64 * 1024 * 1024,
@@ -43,6 +46,11 @@ public struct AssetCatalog: Sendable {
     public let limits: Limits
     private let indexByKey: [RenditionKey: Int]
 
+    /// One unit of work on the catalog: `ARCHIVE_TIME_LIMIT` once the input's deadline has passed.
+    static func tick(_ clock: inout WorkClock) throws(AssetCatalogError) {
+        if clock.isExpired(after: 1) { throw AssetCatalogError(.timeLimit, clock.timeLimitMessage) }
+    }
+
     public init(bytes: [UInt8], limits: Limits = Limits()) throws(AssetCatalogError) {
         let store = try BOMStore(bytes: bytes)
         guard let headerBlock = try store.block(named: "CARHEADER") else {
@@ -57,11 +65,14 @@ public struct AssetCatalog: Sendable {
             try? ExtendedMetadata($0)
         }
 
+        var clock = limits.clock
         var facets: [Facet] = []
         if let entries = try BOMTree.entries(
-            of: "FACETKEYS", in: store, maximumEntries: limits.maximumEntries, maximumDepth: limits.maximumTreeDepth)
+            of: "FACETKEYS", in: store, maximumEntries: limits.maximumEntries, maximumDepth: limits.maximumTreeDepth,
+            clock: &clock)
         {
             for entry in entries {
+                try Self.tick(&clock)
                 let name = String(decoding: entry.key.bytes[entry.key.lowerBound..<entry.key.upperBound], as: UTF8.self)
                 facets.append(try Facet(name: name, value: entry.value))
             }
@@ -70,7 +81,7 @@ public struct AssetCatalog: Sendable {
         guard
             let renditionEntries = try BOMTree.entries(
                 of: "RENDITIONS", in: store, maximumEntries: limits.maximumEntries,
-                maximumDepth: limits.maximumTreeDepth)
+                maximumDepth: limits.maximumTreeDepth, clock: &clock)
         else {
             throw AssetCatalogError(.missingVariable, "the asset catalog has no RENDITIONS")
         }
@@ -79,6 +90,7 @@ public struct AssetCatalog: Sendable {
         var indexByKey: [RenditionKey: Int] = [:]
         renditions.reserveCapacity(renditionEntries.count)
         for entry in renditionEntries {
+            try Self.tick(&clock)
             guard entry.key.count >= 2 * format.count else {
                 throw AssetCatalogError(
                     .invalidRendition,
@@ -99,7 +111,8 @@ public struct AssetCatalog: Sendable {
 
         var appearances: [UInt16: String] = [:]
         if let entries = try? BOMTree.entries(
-            of: "APPEARANCEKEYS", in: store, maximumEntries: 1024, maximumDepth: limits.maximumTreeDepth)
+            of: "APPEARANCEKEYS", in: store, maximumEntries: 1024, maximumDepth: limits.maximumTreeDepth,
+            clock: &clock)
         {
             for entry in entries {
                 guard let value = try? entry.value.uint16(at: entry.value.lowerBound, .little) else { continue }

@@ -35,6 +35,8 @@ public struct AssetCatalogError: CodedError, Equatable {
         case notExtractable
         /// An internal link points to no rendition, loops, or its frame lies outside its target.
         case invalidLink
+        /// The work on the input ran past `--time-limit` (the archive's time-limit code).
+        case timeLimit
     }
 
     public let kind: Kind
@@ -61,12 +63,13 @@ public struct AssetCatalogError: CodedError, Equatable {
         case .invalidPixelData: "CAR_PIXEL_DATA_INVALID"
         case .notExtractable: "CAR_NOT_EXTRACTABLE"
         case .invalidLink: "CAR_LINK_INVALID"
+        case .timeLimit: WorkClock.timeLimitCode
         }
     }
 
     public var category: ErrorCategory { .invalidInput }
 
-    public var description: String { "asset catalog: \(detail)" }
+    public var description: String { kind == .timeLimit ? detail : "asset catalog: \(detail)" }
 }
 
 /// Runs a bounds-checked read, turning running off the end into `kind` with a sentence naming `what`.

@@ -17,8 +17,9 @@ struct BOMTree {
     /// - Parameters:
     ///   - maximumEntries: entries beyond this are an error (`tooManyEntries`).
     ///   - maximumDepth: index levels beyond this are an error (`treeLoop`).
+    ///   - clock: the input's time limit, counted per node and entry.
     static func entries(
-        of variable: String, in store: BOMStore, maximumEntries: Int, maximumDepth: Int
+        of variable: String, in store: BOMStore, maximumEntries: Int, maximumDepth: Int, clock: inout WorkClock
     ) throws(AssetCatalogError) -> [Entry]? {
         guard var header = try store.block(named: variable) else { return nil }
         let rootIndex = try reading(.invalidTree, "the \(variable) tree header") { () throws(OutOfBoundsError) -> UInt32? in
@@ -60,6 +61,7 @@ struct BOMTree {
                 throw AssetCatalogError(.tooManyEntries, "the \(variable) tree has more than \(maximumEntries) entries")
             }
             for position in 0..<node.count {
+                try AssetCatalog.tick(&clock)
                 let pair = try node.pair(position)
                 entries.append(Entry(key: try store.block(pair.key), value: try store.block(pair.value)))
             }

@@ -37,9 +37,9 @@ public enum BatchInputError: CodedError, Equatable {
     public var description: String {
         switch self {
         case .listUnreadable(let file, let reason):
-            "cannot read the input list \(file): \(reason)"
+            "\(file): the input list cannot be read: \(reason)"
         case .folderUnreadable(let folder, let reason):
-            "cannot list the folder \(folder): \(reason)"
+            "\(folder): the folder cannot be listed: \(reason)"
         case .noInputs(let searched):
             searched.isEmpty
                 ? "no inputs: name .ipa files or folders, or give a list with --from"

@@ -58,7 +58,7 @@ public struct FileReadError: CodedError {
 
     public var code: String { "FILE_READ_FAILED" }
     public var category: ErrorCategory { .io }
-    public var description: String { "cannot read \(path): \(reason)" }
+    public var description: String { "\(path): cannot be read: \(reason)" }
 }
 
 /// A read-only `ByteSource` over a file, using `pread` so no state is shared between reads.

@@ -130,9 +130,9 @@ public struct RepackRequestError: CodedError, Equatable {
         case .outputIsInput(let path):
             "the output \(path) is the input archive; write to another path (the input is never modified)"
         case .unreadableSource(let path, let why):
-            "cannot read \(path) to add it: \(why)"
+            "\(path): cannot be read to add it: \(why)"
         case .entryTooLarge(let path):
-            "cannot add \(path): files of 4 GiB or more are not supported"
+            "\(path): cannot be added: files of 4 GiB or more are not supported"
         case .nameTooLong(let name, let length):
             "cannot add '\(name.prefix(80))…': the name is \(length) bytes, and zip names are at most 65,535; nothing was written"
         }

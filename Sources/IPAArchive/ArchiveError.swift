@@ -120,7 +120,7 @@ public enum ArchiveError: CodedError, Equatable {
         case .multipleApps(let archive, let apps):
             "\(archive) holds \(apps.count) apps (\(apps.joined(separator: ", "))); an IPA must contain exactly one"
         case .unreadable(let archive, let reason):
-            "cannot read \(archive): \(reason)"
+            "\(archive): cannot be read: \(reason)"
         case .folderGiven(let archive):
             "\(archive) is a folder, not an .ipa file; to check every IPA in a folder, run 'ipawrap batch \(archive)'"
         }

@@ -29,7 +29,7 @@ public struct OutputError: CodedError, Equatable {
 
     public var code: String { "OUTPUT_WRITE_FAILED" }
     public var category: ErrorCategory { .io }
-    public var description: String { "cannot write \(path): \(reason)" }
+    public var description: String { "\(path): cannot be written: \(reason)" }
 }
 
 /// An output file that appears at its destination complete or not at all.

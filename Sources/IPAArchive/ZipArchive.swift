@@ -62,7 +62,7 @@ public final class ZipArchive {
     public init(path: String, limits: ArchiveLimits = .default) throws(ArchiveError) {
         self.path = path
         self.limits = limits
-        self.deadline = Self.deadline(after: limits.maximumSeconds)
+        self.deadline = WorkClock.deadline(after: limits.maximumSeconds)
         do {
             self.file = try FileByteSource(path: path)
         } catch {
@@ -75,7 +75,7 @@ public final class ZipArchive {
         guard end.entryCount <= UInt64(limits.maximumEntries) else {
             throw .tooManyEntries(archive: path, count: end.entryCount, limit: limits.maximumEntries)
         }
-        var clock = WorkClock(deadline: deadline, seconds: limits.maximumSeconds, archive: path)
+        var clock = WorkClock(deadline: deadline, seconds: limits.maximumSeconds, file: path)
         let store = try Self.readDirectory(file, end: end, limits: limits, archive: path, clock: &clock)
         self.store = store
         self.comment = end.comment
@@ -156,7 +156,7 @@ public final class ZipArchive {
             index = children
         } else {
             do {
-                var clock = WorkClock(deadline: deadline, seconds: limits.maximumSeconds, archive: self.path)
+                var clock = workClock()
                 index = try store.tree.children { units throws(ArchiveError) in try clock.tick(units) }
                 try Self.checkIndexSize(index.byteCount + store.tree.byteCount, limits: limits, archive: self.path)
             } catch {
@@ -247,10 +247,9 @@ public final class ZipArchive {
         }
     }
 
-    private static func deadline(after seconds: Double) -> ContinuousClock.Instant {
-        // Far beyond any run (and beyond what Duration holds) counts as no limit.
-        let bounded = seconds.isFinite ? min(max(seconds, 0), 1e9) : 1e9
-        return ContinuousClock.now.advanced(by: .milliseconds(Int64(bounded * 1000)))
+    /// The time limit of the work on this input, to pass into the parsers of its entries.
+    public func workClock() -> WorkClock {
+        WorkClock(deadline: deadline, seconds: limits.maximumSeconds, file: path)
     }
 
     /// Streams an entry's uncompressed content in chunks, checking that it is exactly as long as
@@ -497,7 +496,7 @@ public final class ZipArchive {
     /// the components beyond it that name nothing in the archive.
     func checkSymlinks(root: (ArchiveEntry) -> [Substring]) throws(ArchiveError) {
         let tree = store.tree
-        var clock = WorkClock(deadline: deadline, seconds: limits.maximumSeconds, archive: path)
+        var clock = workClock()
         for index in symlinkTargets.keys.sorted() {
             guard let target = symlinkTargets[index] else { continue }
             let entry = ArchiveEntry(store: store, index: index)
@@ -545,25 +544,10 @@ public final class ZipArchive {
     }
 }
 
-/// The time limit, checked inside the loops whose length the input chooses (records, names,
-/// folders, symlinks) every 16,384 units of work (a record, a name's component or byte), so the
-/// check costs nothing next to the work and fires within milliseconds of the deadline.
-struct WorkClock {
-    let deadline: ContinuousClock.Instant
-    let seconds: Double
-    let archive: String
-    private var work = 0
-
-    init(deadline: ContinuousClock.Instant, seconds: Double, archive: String) {
-        self.deadline = deadline
-        self.seconds = seconds
-        self.archive = archive
-    }
-
+extension WorkClock {
+    /// Counts `units` of work in the archive's own loops (records, names, folders, symlinks):
+    /// `ARCHIVE_TIME_LIMIT` once the deadline has passed.
     mutating func tick(_ units: Int) throws(ArchiveError) {
-        work += units
-        guard work >= 1 << 14 else { return }
-        work = 0
-        if ContinuousClock.now > deadline { throw .timeLimit(archive: archive, seconds: seconds) }
+        if isExpired(after: units) { throw .timeLimit(archive: file, seconds: seconds) }
     }
 }

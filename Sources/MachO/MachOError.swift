@@ -44,6 +44,8 @@ public struct MachOError: CodedError, Equatable {
         case tooLarge = "MACHO_TOO_LARGE"
         /// A signature size that cannot be reserved, or a signature larger than its reservation.
         case signatureSpace = "MACHO_SIGNATURE_SPACE"
+        /// The work on the input ran past `--time-limit` (the archive's time-limit code).
+        case timeLimit = "ARCHIVE_TIME_LIMIT"
     }
 
     public let reason: Reason
@@ -61,7 +63,7 @@ public struct MachOError: CodedError, Equatable {
     public var code: String { reason.rawValue }
     public var category: ErrorCategory { .invalidInput }
     public var description: String {
-        if let slice { "\(slice) slice: \(message)" } else { message }
+        if let slice, reason != .timeLimit { "\(slice) slice: \(message)" } else { message }
     }
 
     /// The same error naming the slice it concerns, unless it already names one.

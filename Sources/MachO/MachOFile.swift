@@ -26,12 +26,13 @@ public struct MachOFile: Sendable {
     /// Parses the fat header and every slice's header and load commands from `source`.
     ///
     /// Throws `MachOError` for malformed input, or the source's own error when reading fails.
-    public init<Source: ByteSource>(reading source: inout Source) throws {
+    /// `clock` is the time limit of the work on the file, checked per load command.
+    public init<Source: ByteSource>(reading source: inout Source, clock: WorkClock = .unlimited) throws {
         size = source.size
         let prefix = try readChecked(&source, offset: 0, count: Int(min(size, 8)))
         guard let tableSize = try FatHeader.tableSize(prefix: prefix) else {
             fatHeader = nil
-            slices = [try MachOSlice(reading: &source, offset: 0, size: size)]
+            slices = [try MachOSlice(reading: &source, offset: 0, size: size, clock: clock)]
             return
         }
         guard UInt64(tableSize) <= size else {
@@ -47,7 +48,7 @@ public struct MachOFile: Sendable {
                 guard !FatHeader.hasFatMagic(magic) else {
                     throw MachOError(.fatHeader, "the slice is itself a fat file")
                 }
-                let slice = try MachOSlice(reading: &source, offset: entry.offset, size: entry.size)
+                let slice = try MachOSlice(reading: &source, offset: entry.offset, size: entry.size, clock: clock)
                 guard slice.architecture.cpuType == entry.architecture.cpuType,
                     slice.architecture.maskedSubtype == entry.architecture.maskedSubtype
                 else {

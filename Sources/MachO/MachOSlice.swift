@@ -65,7 +65,10 @@ public struct MachOSlice: Sendable {
     }
 
     /// Reads the header and load commands of a slice at `offset`, `size` bytes long, in `source`.
-    public init<Source: ByteSource>(reading source: inout Source, offset: UInt64, size: UInt64) throws {
+    /// `clock` is the time limit of the work on the file, checked per load command.
+    public init<Source: ByteSource>(
+        reading source: inout Source, offset: UInt64, size: UInt64, clock: WorkClock = .unlimited
+    ) throws {
         let sliceEnd = offset.addingReportingOverflow(size)
         guard !sliceEnd.overflow, sliceEnd.partialValue <= source.size else {
             throw MachOError(.truncated, "the slice at offset \(offset), size \(size), ends past the end of the file")
@@ -92,15 +95,17 @@ public struct MachOSlice: Sendable {
             .inSlice(header.architecture.name)
         }
         let bytes = try readChecked(&source, offset: offset, count: total)
-        try self.init(headerAndCommands: bytes, offset: offset, size: size)
+        try self.init(headerAndCommands: bytes, offset: offset, size: size, clock: clock)
     }
 
     /// Parses a slice from its first bytes, which must hold the header and all load commands;
     /// `offset` and `size` place the slice in its file.
-    public init(headerAndCommands bytes: [UInt8], offset: UInt64, size: UInt64) throws(MachOError) {
+    public init(
+        headerAndCommands bytes: [UInt8], offset: UInt64, size: UInt64, clock: WorkClock = .unlimited
+    ) throws(MachOError) {
         let header = try MachHeader(bytes: bytes)
         do {
-            var parser = LoadCommandParser(header: header, bytes: bytes)
+            var parser = LoadCommandParser(header: header, bytes: bytes, clock: clock)
             try parser.parse()
             self.header = header
             self.offset = offset
@@ -161,8 +166,11 @@ private struct LoadCommandParser {
     var entryPointOffset: UInt64?
     private var seenUnique: Set<UInt32> = []
 
-    init(header: MachHeader, bytes: [UInt8]) {
+    private var clock: WorkClock
+
+    init(header: MachHeader, bytes: [UInt8], clock: WorkClock) {
         self.header = header
+        self.clock = clock
         self.reader = ByteReader(bytes)
     }
 
@@ -184,6 +192,7 @@ private struct LoadCommandParser {
         var offset = start
         commands.reserveCapacity(count)
         for index in 0..<count {
+            if clock.isExpired(after: 1) { throw MachOError(.timeLimit, clock.timeLimitMessage) }
             guard end - offset >= 8 else {
                 throw MachOError(
                     .loadCommands,

@@ -1,3 +1,4 @@
+import FormatSupport
 /// A decoded PNG or CgBI image and what the file said about it.
 public struct DecodedPNG: Sendable {
     /// Straight-alpha RGBA8: 16-bit samples are rounded to 8 bits, palettes and low bit depths
@@ -66,9 +67,10 @@ public enum PNGDecoder {
             guard let base = data.baseAddress else {
                 throw PNGError(.noImageData, at: firstOffset, "the image data is empty")
             }
-            try layout.unfilter(base, dataOffset: firstOffset)
+            try layout.unfilter(base, dataOffset: firstOffset, clock: limits.clock)
             return pixels.expand(UnsafePointer(base), layout: layout, width: header.width, height: header.height, outputCount: outputCount)
         }
+        if limits.clock.isPastDeadline { throw PNGError(.timeLimit, limits.clock.timeLimitMessage) }
         guard let image = RGBAImage(width: header.width, height: header.height, pixels: rgba) else {
             throw PNGError(.dimensions, "a \(header.width)×\(header.height) image is too large to address")
         }

@@ -31,6 +31,8 @@ public struct PNGError: CodedError, Equatable {
         /// Valid PNG that this decoder does not handle: an unknown critical chunk, or a CgBI
         /// image that is not 8-bit RGB or RGBA.
         case unsupported = "PNG_UNSUPPORTED"
+        /// The work on the input ran past `--time-limit` (the archive's time-limit code).
+        case timeLimit = "ARCHIVE_TIME_LIMIT"
     }
 
     public let kind: Kind

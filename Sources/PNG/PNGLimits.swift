@@ -1,3 +1,5 @@
+import FormatSupport
+
 /// Bounds on what a decoder will allocate for one image. The defaults admit every real app icon
 /// and asset with a wide margin while keeping one decode under about 300 MB.
 public struct PNGLimits: Sendable, Equatable {
@@ -7,11 +9,17 @@ public struct PNGLimits: Sendable, Equatable {
     public var maxHeight: Int
     /// Largest `width × height` accepted; the RGBA output is four bytes per pixel.
     public var maxPixelCount: Int
+    /// The time limit of the work on the input the image came from, checked per row.
+    public var clock: WorkClock
 
-    public init(maxWidth: Int = 16_384, maxHeight: Int = 16_384, maxPixelCount: Int = 64 * 1024 * 1024) {
+    public init(
+        maxWidth: Int = 16_384, maxHeight: Int = 16_384, maxPixelCount: Int = 64 * 1024 * 1024,
+        clock: WorkClock = .unlimited
+    ) {
         self.maxWidth = maxWidth
         self.maxHeight = maxHeight
         self.maxPixelCount = maxPixelCount
+        self.clock = clock
     }
 
     /// 16384 × 16384 and 64 Mpx.

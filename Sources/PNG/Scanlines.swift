@@ -1,3 +1,4 @@
+import FormatSupport
 /// The five scanline filters (PNG §9.2). Each row of stored image data starts with one byte naming
 /// the filter applied to it; filters work on bytes, `bpp` bytes apart (at least one).
 public enum PNGFilterType: UInt8, Sendable, CaseIterable {
@@ -67,7 +68,8 @@ struct ScanlineLayout {
 
     /// Undoes the filters of every row in place, leaving each row's filter byte untouched.
     /// `data` must hold `totalBytes` bytes.
-    func unfilter(_ data: UnsafeMutablePointer<UInt8>, dataOffset: Int) throws(PNGError) {
+    func unfilter(_ data: UnsafeMutablePointer<UInt8>, dataOffset: Int, clock: WorkClock = .unlimited) throws(PNGError) {
+        var clock = clock
         let widest = passes.map(\.rowBytes).max() ?? 0
         let zeroRow = [UInt8](repeating: 0, count: widest)
         try zeroRow.withUnsafeBufferPointer { (zero: UnsafeBufferPointer<UInt8>) throws(PNGError) in
@@ -76,6 +78,7 @@ struct ScanlineLayout {
             for pass in passes {
                 var previous = zeroBase
                 for row in 0..<pass.height {
+                    if clock.isExpired(after: pass.rowBytes + 1) { throw PNGError(.timeLimit, clock.timeLimitMessage) }
                     let start = pass.offset + row * (pass.rowBytes + 1)
                     let current = data + start + 1
                     guard let filter = PNGFilterType(rawValue: data[start]) else {

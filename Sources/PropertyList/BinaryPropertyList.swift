@@ -130,6 +130,7 @@ struct BinaryPropertyListParser {
     private let trailer: BinaryPropertyList.Trailer
     private let maximumDepth: Int
     private let maximumExpansion: Int
+    private var clock: WorkClock
     private let offsets: [Int]
     private var values: [PropertyListValue?]
     /// Per object: 0 unvisited, 1 on the current path, 2 done.
@@ -141,6 +142,7 @@ struct BinaryPropertyListParser {
     init(bytes: [UInt8], trailer: BinaryPropertyList.Trailer, limits: PropertyListLimits) throws(PropertyListError) {
         self.trailer = trailer
         self.maximumDepth = max(1, limits.maximumDepth)
+        self.clock = limits.clock
         let (scaled, overflow) = bytes.count.multipliedReportingOverflow(by: max(1, limits.expansionFactor))
         self.maximumExpansion = overflow ? Int.max : scaled
         // Objects live between the header and the offset table; reads never leave that window.
@@ -188,6 +190,7 @@ struct BinaryPropertyListParser {
 
     /// The object with reference `ref` at nesting `depth`, its expanded size and its height.
     private mutating func object(_ ref: Int, depth: Int) throws(PropertyListError) -> (PropertyListValue, Int, Int) {
+        if clock.isExpired(after: 1) { throw PropertyListError(.timeLimit, clock.timeLimitMessage) }
         switch states[ref] {
         case 2:
             // Shared object: its subtree was checked when first read, but at this depth it may

@@ -1,3 +1,4 @@
+import FormatSupport
 /// A property-list document: its root object and the format it was read in.
 ///
 /// `PropertyList(bytes:)` tells XML from binary by the first bytes and refuses other formats
@@ -97,11 +98,17 @@ public struct PropertyListLimits: Sendable, Equatable {
     /// at most one object per reference, so fewer than its size; this stops exponential "DAG
     /// bombs" (arrays that hold the next array twice, sixty times over) and nothing legitimate.
     public var expansionFactor: Int
+    /// The time limit of the work on the input the plist came from, checked per object.
+    public var clock: WorkClock
 
-    public init(maximumSize: Int = 64 * 1024 * 1024, maximumDepth: Int = 250, expansionFactor: Int = 8) {
+    public init(
+        maximumSize: Int = 64 * 1024 * 1024, maximumDepth: Int = 250, expansionFactor: Int = 8,
+        clock: WorkClock = .unlimited
+    ) {
         self.maximumSize = maximumSize
         self.maximumDepth = maximumDepth
         self.expansionFactor = expansionFactor
+        self.clock = clock
     }
 
     public static let `default` = PropertyListLimits()

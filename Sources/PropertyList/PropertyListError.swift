@@ -41,6 +41,8 @@ public struct PropertyListError: CodedError, Equatable {
         /// The document expands to more objects than the limit, e.g. a binary plist whose
         /// collections share children to multiply its size.
         case tooManyObjects
+        /// The work on the input ran past `--time-limit` (the archive's `ARCHIVE_TIME_LIMIT`).
+        case timeLimit
     }
 
     public let kind: Kind
@@ -75,12 +77,14 @@ public struct PropertyListError: CodedError, Equatable {
         case .cycle: "PLIST_CYCLE"
         case .tooDeep: "PLIST_TOO_DEEP"
         case .tooManyObjects: "PLIST_TOO_MANY_OBJECTS"
+        case .timeLimit: WorkClock.timeLimitCode
         }
     }
 
     public var category: ErrorCategory { .invalidInput }
 
     public var description: String {
+        if kind == .timeLimit { return message }
         if let line, line > 0 { return "property list line \(line): \(message)" }
         if let offset { return "binary property list at byte \(offset): \(message)" }
         return "property list: \(message)"

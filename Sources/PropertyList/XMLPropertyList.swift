@@ -1,3 +1,4 @@
+import FormatSupport
 import XMLSupport
 
 /// An XML property list (`<plist version="1.0">`), read with libxml2 through `XMLStreamParser`.
@@ -11,7 +12,7 @@ public struct XMLPropertyList: Sendable {
     public let root: PropertyListValue
 
     public init(bytes: [UInt8], limits: PropertyListLimits = .default) throws(PropertyListError) {
-        let builder = XMLPropertyListBuilder(maximumDepth: limits.maximumDepth)
+        let builder = XMLPropertyListBuilder(maximumDepth: limits.maximumDepth, clock: limits.clock)
         let outcome: XMLStreamParser.Outcome
         do {
             outcome = try XMLStreamParser.parse(bytes: bytes, maximumSize: limits.maximumSize, handler: builder)
@@ -65,6 +66,7 @@ final class XMLPropertyListBuilder: XMLStreamHandler {
     private enum LeafKind { case key, string, integer, real, date, data, boolTrue, boolFalse }
 
     private let maximumDepth: Int
+    private var clock: WorkClock
     private var stack: [Frame] = []
     /// Containers (arrays and dictionaries) currently open.
     private var containerDepth = 0
@@ -76,8 +78,9 @@ final class XMLPropertyListBuilder: XMLStreamHandler {
     private(set) var error: PropertyListError?
     private(set) var lastLine = 0
 
-    init(maximumDepth: Int) {
+    init(maximumDepth: Int, clock: WorkClock) {
         self.maximumDepth = maximumDepth
+        self.clock = clock
         text.reserveCapacity(256)
     }
 
@@ -85,6 +88,7 @@ final class XMLPropertyListBuilder: XMLStreamHandler {
 
     func startElement(_ element: XMLStreamElement) -> Bool {
         lastLine = element.line
+        if clock.isExpired(after: 1) { return fail(.timeLimit, element.line, clock.timeLimitMessage) }
         if leaf != nil {
             return fail(.xmlStructure, element.line, "element <\(element.name)> inside a <\(leafName)> value")
         }

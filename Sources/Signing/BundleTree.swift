@@ -125,33 +125,50 @@ struct BundleTree {
         var source = try source(at: path)
         // Eight bytes tell a fat header from a Java class file.
         guard source.size >= 8, MachOFile.isMachO(prefix: try source.read(offset: 0, count: 8)) else { return nil }
-        return try MachOFile(reading: &source)
+        return try MachOFile(reading: &source, clock: archive.workClock())
     }
 
     /// Computes the digests each request asks for, from the files' current contents.
     func digests(
-        of requests: [(path: String, request: ResourceRequest)], _ body: (String, [HashType: [UInt8]]) -> Void
+        of requests: [(path: String, request: ResourceRequest)], workers: Int = 2, _ body: (String, [HashType: [UInt8]]) -> Void
     ) throws {
+        func types(_ request: ResourceRequest) -> [HashType] {
+            switch request.need {
+            case .digests(let types), .nestedCode(let types): types
+            }
+        }
+        // Archive entries are inflated and hashed on both cores, largest first; bytes signing
+        // already holds are hashed here.
+        var entryJobs: [(path: String, types: [HashType], size: UInt64)] = []
         for (path, request) in requests {
-            let types: [HashType] =
-                switch request.need {
-                case .digests(let types), .nestedCode(let types): types
-                }
-            var hashers = types.compactMap { HashType.Hasher($0) }
             switch nodes[path] {
             case .entry(let entry):
-                try archive.stream(entry, chunkSize: 1 << 20) { chunk in
-                    for index in hashers.indices { hashers[index].update(bufferPointer: chunk) }
-                }
+                entryJobs.append((path, types(request), entry.uncompressedSize))
             case .bytes(let bytes):
-                bytes.withUnsafeBytes { chunk in
-                    for index in hashers.indices { hashers[index].update(bufferPointer: chunk) }
-                }
+                body(path, bytes.withUnsafeBytes { Self.digests(of: $0, types: types(request)) })
             default:
                 continue
             }
-            body(path, Dictionary(uniqueKeysWithValues: zip(types, hashers.map { $0.finalize() })))
         }
+        entryJobs.sort { $0.size > $1.size }
+        let jobs = entryJobs.map { EntryDigestJob(path: $0.path, types: $0.types) }
+        let results = try ParallelEntryWork.run(jobs, archivePath: archive.path, limits: archive.limits, workers: workers) { job, zip in
+            guard let entry = zip.entry(named: job.path) else {
+                throw ArchiveError.dataError(archive: zip.path, entry: job.path, reason: "the entry disappeared")
+            }
+            var hashers = job.types.compactMap { HashType.Hasher($0) }
+            try zip.stream(entry, chunkSize: 1 << 20) { chunk in
+                for index in hashers.indices { hashers[index].update(bufferPointer: chunk) }
+            }
+            return Dictionary(uniqueKeysWithValues: Swift.zip(job.types, hashers.map { $0.finalize() }))
+        }
+        for (job, result) in zip(jobs, results) { body(job.path, result) }
+    }
+
+    private static func digests(of bytes: UnsafeRawBufferPointer, types: [HashType]) -> [HashType: [UInt8]] {
+        var hashers = types.compactMap { HashType.Hasher($0) }
+        for index in hashers.indices { hashers[index].update(bufferPointer: bytes) }
+        return Dictionary(uniqueKeysWithValues: zip(types, hashers.map { $0.finalize() }))
     }
 
     /// `original` with every changed file added (replacing the entry, keeping its permissions
@@ -208,4 +225,10 @@ extension Array {
         }
         return low
     }
+}
+
+/// One archive entry to hash for a seal.
+private struct EntryDigestJob: Sendable {
+    let path: String
+    let types: [HashType]
 }

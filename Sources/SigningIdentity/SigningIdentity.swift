@@ -35,8 +35,8 @@ public struct SigningIdentity: CMSSigningIdentity {
     public let certificate: Certificate
     /// The issuers from the file that link to the leaf by name and signature, its issuer first;
     /// certificates that do not link are left out. Empty when the file holds the leaf alone
-    /// (Keychain Access exports no chain).
-    public let chain: [Certificate]
+    /// (Keychain Access exports no chain) unless `completingChain(from:)` supplied it.
+    public private(set) var chain: [Certificate]
     public let privateKey: Certificate.PrivateKey
     public let keyType: KeyType
 
@@ -58,6 +58,19 @@ public struct SigningIdentity: CMSSigningIdentity {
         self.chain = Array(CertificateChain(from: leaf, in: certificates.filter { $0 != leaf }).certificates.dropFirst())
         self.privateKey = privateKey
         self.keyType = keyType
+    }
+
+    /// This identity with its chain taken from `issuers` (DER; Apple's WWDR intermediate and root
+    /// ship in Templates/certificates) when the file carried none, as Keychain Access exports it.
+    /// An issuer is taken only when it names the leaf's issuer and its key verifies the leaf's
+    /// signature (`CertificateChain`), so unrelated certificates never enter a signature. An
+    /// identity that has a chain is returned unchanged; unreadable candidates are skipped.
+    public func completingChain(from issuers: [[UInt8]]) -> SigningIdentity {
+        guard chain.isEmpty else { return self }
+        let candidates = issuers.compactMap { try? Certificate(derEncoded: $0) }
+        var completed = self
+        completed.chain = Array(CertificateChain(from: certificate, in: candidates).certificates.dropFirst())
+        return completed
     }
 
     // MARK: What the certificate says

@@ -137,6 +137,20 @@ public struct TemplateDirectory: Sendable, Equatable {
 
     // MARK: Contents
 
+    /// The public issuer certificates in `certificates/` (DER `.cer` files, Apple's WWDR G3
+    /// intermediate and root), sorted by name; none when the folder is absent or unreadable.
+    /// Signing appends them to an identity exported without its chain.
+    public func issuerCertificates() -> [[UInt8]] {
+        let folder = url.appendingPathComponent("certificates", isDirectory: true)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasSuffix(".cer") }.sorted().compactMap { name in
+            // A certificate is a few KiB; anything larger is not one of these.
+            let file = folder.appendingPathComponent(name)
+            guard let data = try? Data(contentsOf: file), data.count <= 1 << 16 else { return nil }
+            return [UInt8](data)
+        }
+    }
+
     /// `ToolkitVersion` from `toolkit.json`: the MDX toolkit version an embedded SDK must match.
     public func toolkitVersion() throws(TemplateDirectoryError) -> String {
         let bytes = try TemplateDirectory.read(toolkitInfoURL, limit: TemplateDirectory.maximumToolkitInfoSize)

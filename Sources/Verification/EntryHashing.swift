@@ -1,5 +1,4 @@
 import CodeSignature
-import Dispatch
 import FormatSupport
 import Foundation
 import IPAArchive
@@ -39,9 +38,8 @@ enum HashResult: Sendable {
     case machO(slices: [SliceResult], problem: String?)
 }
 
-/// Runs hash jobs on both cores: each worker opens the archive on its own and takes the next job
-/// (largest entries first), so inflating and hashing overlap on two entries at once. Nothing is
-/// written to disk; a Mach-O is inflated once, its pages hashed on the fly (4 KiB pages, SHA-1
+/// Runs hash jobs on both cores through `ParallelEntryWork` (largest entries first), so inflating
+/// and hashing overlap on two entries at once. Nothing is written to disk; a Mach-O is inflated once, its pages hashed on the fly (4 KiB pages, SHA-1
 /// and SHA-256, what every iOS signer writes; any other layout is hashed again from the entry).
 enum EntryHashing {
     /// The page layout hashed while streaming.
@@ -55,32 +53,14 @@ enum EntryHashing {
     }
 
     static func run(_ jobs: [HashJob], archivePath: String, limits: ArchiveLimits, workers: Int) throws -> Computed {
-        let results = ResultBox(count: jobs.count)
-        let workerCount = max(1, min(workers, jobs.count))
-        DispatchQueue.concurrentPerform(iterations: workerCount) { _ in
-            let zip: ZipArchive
-            do {
-                zip = try ZipArchive(path: archivePath, limits: limits)
-            } catch {
-                results.fail(error)
-                return
-            }
-            while let index = results.nextJob() {
-                do {
-                    results.store(index, try perform(jobs[index], in: zip))
-                } catch {
-                    results.fail(error)
-                    return
-                }
-            }
+        let results = try ParallelEntryWork.run(jobs, archivePath: archivePath, limits: limits, workers: workers) { job, zip in
+            try perform(job, in: zip)
         }
-        if let error = results.firstError { throw error }
         var computed = Computed()
-        for (job, result) in Swift.zip(jobs, results.results) {
+        for (job, result) in Swift.zip(jobs, results) {
             switch result {
-            case .digests(let digests)?: computed.digests[job.path] = digests
-            case .machO(let slices, let problem)?: computed.machOs[job.path] = (slices, problem)
-            case nil: break
+            case .digests(let digests): computed.digests[job.path] = digests
+            case .machO(let slices, let problem): computed.machOs[job.path] = (slices, problem)
             }
         }
         return computed
@@ -117,7 +97,7 @@ enum EntryHashing {
         var source = zip.byteSource(for: entry)
         let file: MachOFile
         do {
-            file = try MachOFile(reading: &source)
+            file = try MachOFile(reading: &source, clock: zip.workClock())
         } catch let error as ArchiveError {
             throw error
         } catch {
@@ -218,37 +198,5 @@ enum EntryHashing {
     static func describe(_ error: any Error) -> String {
         if let coded = error as? CodedError { return "\(coded.code): \(coded)" }
         return "\(error)"
-    }
-}
-
-/// The workers' shared state: the next job, the results and the first error.
-private final class ResultBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var next = 0
-    private(set) var results: [HashResult?]
-    private(set) var firstError: (any Error)?
-
-    init(count: Int) {
-        results = Array(repeating: nil, count: count)
-    }
-
-    func nextJob() -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard firstError == nil, next < results.count else { return nil }
-        next += 1
-        return next - 1
-    }
-
-    func store(_ index: Int, _ result: HashResult) {
-        lock.lock()
-        results[index] = result
-        lock.unlock()
-    }
-
-    func fail(_ error: any Error) {
-        lock.lock()
-        if firstError == nil { firstError = error }
-        lock.unlock()
     }
 }

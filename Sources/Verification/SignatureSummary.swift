@@ -14,7 +14,7 @@ public enum SignatureSummary {
     public static func read(_ bundle: BundleInfo, in app: AppArchive) -> BundleSignature? {
         guard let path = bundle.executablePath, let entry = app.entry(path) else { return nil }
         var source = app.archive.zip.byteSource(for: entry)
-        guard let file = try? MachOFile(reading: &source) else { return nil }
+        guard let file = try? MachOFile(reading: &source, clock: app.archive.zip.workClock()) else { return nil }
         var summary = BundleSignature(
             kind: bundle.kind.rawValue, path: bundle.path, signed: false, adHoc: false, identifier: nil, teamIdentifier: nil,
             cdhash: nil, hashTypes: [], architectures: file.architectureNames, certificate: nil, intact: true)

@@ -21,8 +21,8 @@ public enum WrapError: CodedError, Equatable {
 
     public var description: String {
         switch self {
-        case .policyFileUnreadable(let path, let reason): "cannot read the policy file \(path): \(reason)"
-        case .profileUnreadable(let path, let reason): "cannot read the profile \(path) to embed it: \(reason)"
+        case .policyFileUnreadable(let path, let reason): "\(path): the policy file cannot be read: \(reason)"
+        case .profileUnreadable(let path, let reason): "\(path): the profile cannot be read to embed it: \(reason)"
         }
     }
 }

@@ -40,19 +40,21 @@ enum XMLInput {
     /// for an element over `maximumAttributesPerElement`. Works on UTF-8 and on UTF-16 (whose
     /// ASCII characters keep their byte values).
     static func refuseTooManyAttributes(_ bytes: [UInt8]) throws(XMLParseError) {
+        // This pass runs over every byte of every document: it works on the buffer with no
+        // captured state and allocates nothing, so it stays fast in a debug build too.
+        let tagLine = bytes.withUnsafeBufferPointer { firstElementOverAttributeLimit(in: $0) }
+        if let tagLine {
+            throw XMLParseError(
+                reason: .tooLarge, line: tagLine,
+                message: "an element has more than \(maximumAttributesPerElement) attributes, above the limit")
+        }
+    }
+
+    /// The line of the first start tag with more than `maximumAttributesPerElement` attributes.
+    private static func firstElementOverAttributeLimit(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         let count = bytes.count
         var index = 0
         var line = 1
-        func skip(past terminator: [UInt8]) {
-            while index < count {
-                if bytes[index] == 0x0A { line += 1 }
-                if bytes[index] == terminator[0], bytes[index...].starts(with: terminator) {
-                    index += terminator.count
-                    return
-                }
-                index += 1
-            }
-        }
         while index < count {
             let byte = bytes[index]
             if byte == 0x0A { line += 1 }
@@ -60,43 +62,69 @@ enum XMLInput {
                 index += 1
                 continue
             }
-            let rest = bytes[index...]
-            if rest.starts(with: Array("<!--".utf8)) {
-                index += 4
-                skip(past: Array("-->".utf8))
-            } else if rest.starts(with: Array("<![CDATA[".utf8)) {
-                index += 9
-                skip(past: Array("]]>".utf8))
-            } else if rest.starts(with: Array("<?".utf8)) {
+            var terminator: StaticString?
+            let next = index + 1 < count ? bytes[index + 1] : 0
+            if next == UInt8(ascii: "!") {
+                if matches("<!--", in: bytes, at: index) {
+                    index += 4
+                    terminator = "-->"
+                } else if matches("<![CDATA[", in: bytes, at: index) {
+                    index += 9
+                    terminator = "]]>"
+                } else {
+                    index += 2
+                    continue
+                }
+            } else if next == UInt8(ascii: "?") {
                 index += 2
-                skip(past: Array("?>".utf8))
-            } else if rest.starts(with: Array("<!".utf8)) || rest.starts(with: Array("</".utf8)) {
+                terminator = "?>"
+            } else if next == UInt8(ascii: "/") {
                 index += 2
-            } else {
-                let tagLine = line
-                var attributes = 0
-                var quote: UInt8?
-                index += 1
+                continue
+            }
+            if let terminator {
+                let first = terminator.withUTF8Buffer { $0[0] }
                 while index < count {
-                    let character = bytes[index]
-                    if character == 0x0A { line += 1 }
-                    if let open = quote {
-                        if character == open { quote = nil }
-                    } else if character == UInt8(ascii: "\"") || character == UInt8(ascii: "'") {
-                        quote = character
-                    } else if character == UInt8(ascii: "=") {
-                        attributes += 1
-                        if attributes > maximumAttributesPerElement {
-                            throw XMLParseError(
-                                reason: .tooLarge, line: tagLine,
-                                message: "an element has more than \(maximumAttributesPerElement) attributes, above the limit")
-                        }
-                    } else if character == UInt8(ascii: ">") || character == UInt8(ascii: "<") {
+                    if bytes[index] == 0x0A { line += 1 }
+                    if bytes[index] == first, matches(terminator, in: bytes, at: index) {
+                        index += terminator.utf8CodeUnitCount
                         break
                     }
                     index += 1
                 }
+                continue
             }
+            let tagLine = line
+            var attributes = 0
+            var quote: UInt8?
+            index += 1
+            while index < count {
+                let character = bytes[index]
+                if character == 0x0A { line += 1 }
+                if let open = quote {
+                    if character == open { quote = nil }
+                } else if character == UInt8(ascii: "\"") || character == UInt8(ascii: "'") {
+                    quote = character
+                } else if character == UInt8(ascii: "=") {
+                    attributes += 1
+                    if attributes > maximumAttributesPerElement { return tagLine }
+                } else if character == UInt8(ascii: ">") || character == UInt8(ascii: "<") {
+                    break
+                }
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    /// Whether the ASCII `literal` starts at `index` of `bytes`.
+    private static func matches(_ literal: StaticString, in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
+        let length = literal.utf8CodeUnitCount
+        guard bytes.count - index >= length else { return false }
+        return literal.withUTF8Buffer { literalBytes in
+            var offset = 0
+            while offset < length, bytes[index + offset] == literalBytes[offset] { offset += 1 }
+            return offset == length
         }
     }
 

@@ -62,8 +62,10 @@ import TestSupport
             if result.status == 65 {
                 #expect(result.stderr.hasPrefix("ipawrap: error[ARCHIVE_TIME_LIMIT]: "), "\(result.stderr)")
             }
-            // A sanitizer's own work (its shadow memory, the leak check at exit) is not ipawrap's.
-            let margin = ResourceLimitTests.sanitized ? 3.0 : 1.0
+            // A sanitizer's own work (its shadow memory, the leak check at exit) is not ipawrap's;
+            // nor is a process start on a machine the parallel suite keeps busy (as in
+            // SlowInputTimeLimitTests: seen 1.2 s over the limit at load 14, well under it when quiet).
+            let margin = ResourceLimitTests.sanitized ? 4.0 : 2.0
             #expect(seconds <= limit + margin, "\(command[0]) with --time-limit \(limit) took \(seconds) s")
             #expect(scratch.listing() == ["Deep.ipa"])
         }

@@ -75,19 +75,20 @@ json.dump({"mode": root.get("AppMode"), "policies": policies}, sys.stdout)
         var lines = result.stderr.split(separator: "\n").map(String.init)
         // The last line is the one-sentence summary, naming the file and the count.
         let summary = lines.popLast()
-        #expect(summary == "ipawrap: error[POLICY_INVALID]: \(file) has \(lines.count) problem(s)")
-        // Every other line is `FILE:LINE: error[CODE]: message`, in line order.
+        #expect(summary == "ipawrap: error[POLICY_INVALID]: \(file): \(lines.count) problem(s), listed above")
+        // Every other line is the error line, `ipawrap: error[CODE]: FILE: line N: message`, in line order.
         var found: [ExpectedIssue] = []
         for line in lines {
-            let prefix = file + ":"
-            try #require(line.hasPrefix(prefix), "\(line)")
-            let rest = line.dropFirst(prefix.count)
+            try #require(line.hasPrefix("ipawrap: error["), "\(line)")
+            let code = line.dropFirst("ipawrap: error[".count).prefix { $0 != "]" }
+            let located = line.dropFirst("ipawrap: error[".count + code.count)
+            let prefix = "]: \(file): line "
+            try #require(located.hasPrefix(prefix), "\(line)")
+            let rest = located.dropFirst(prefix.count)
             let number = try #require(Int(rest.prefix { $0.isNumber }), "\(line)")
             let after = rest.drop { $0.isNumber }
-            try #require(after.hasPrefix(": error["), "\(line)")
-            let code = after.dropFirst(": error[".count).prefix { $0 != "]" }
-            #expect(after.dropFirst(": error[".count + code.count).hasPrefix("]: "), "\(line)")
-            #expect(after.count > ": error[".count + code.count + 3, "an empty message: \(line)")
+            #expect(after.hasPrefix(": "), "\(line)")
+            #expect(after.count > 2, "an empty message: \(line)")
             found.append(ExpectedIssue(code: String(code), line: number))
         }
         #expect(Set(found) == expected, "\(name): \(result.stderr)")

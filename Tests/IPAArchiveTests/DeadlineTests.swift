@@ -1,4 +1,5 @@
 import Foundation
+import FormatSupport
 @testable import IPAArchive
 import Testing
 import TestSupport
@@ -11,7 +12,7 @@ import TestSupport
     static let passed = ArchiveError.timeLimit(archive: "test", seconds: 1)
 
     static func passedClock() -> WorkClock {
-        WorkClock(deadline: .now - .seconds(1), seconds: 1, archive: "test")
+        WorkClock(deadline: .now - .seconds(1), seconds: 1, file: "test")
     }
 
     static func deepName(_ levels: Int, file: String = "x") -> ArraySlice<UInt8> {

@@ -12,7 +12,7 @@ import Verification
 /// dylibs and a profile that are not there, so exactly those are reported, and everything else holds.
 @Suite("Verifier on isign's Test.app")
 struct IsignAppTests {
-    static let folder = "isign/Test.app"
+    static let folder = IsignFixture.folder
     /// The dylibs the trimmed fixture's seal lists but does not hold.
     static let missingDylibs = [
         "libswiftCore.dylib", "libswiftCoreGraphics.dylib", "libswiftCoreImage.dylib", "libswiftDarwin.dylib",
@@ -21,34 +21,9 @@ struct IsignAppTests {
     /// Before its certificate expired.
     static let signingDate = Date(timeIntervalSince1970: 1_452_000_000)
 
-    /// Every file of the fixture, by path inside the bundle.
-    static func files() throws -> [(String, [UInt8], UInt16)] {
-        let root = Fixtures.path(folder)
-        var files: [(String, [UInt8], UInt16)] = []
-        let enumerator = FileManager.default.enumerator(atPath: root)
-        while let relative = enumerator?.nextObject() as? String {
-            var isFolder: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isFolder)
-            guard !isFolder.boolValue else { continue }
-            let executable = relative == "isignTestApp" || relative.hasSuffix(".dylib")
-            files.append((relative, try Fixtures.bytesAt(root + "/" + relative), executable ? 0o100755 : 0o100644))
-        }
-        return files.sorted { $0.0 < $1.0 }
-    }
-
     /// The fixture zipped as an IPA, with `change` applied to its files first.
     static func ipa(in scratch: ScratchDirectory, _ change: (inout [String: [UInt8]]) throws -> Void = { _ in }) throws -> String {
-        let original = try files()
-        var contents = Dictionary(uniqueKeysWithValues: original.map { ($0.0, $0.1) })
-        try change(&contents)
-        var zip = ZipBuilder()
-        zip.directory("Payload/")
-        zip.directory("Payload/Test.app/")
-        let modes = Dictionary(uniqueKeysWithValues: original.map { ($0.0, $0.2) })
-        for (path, bytes) in contents.sorted(by: { $0.key < $1.key }) {
-            zip.file("Payload/Test.app/" + path, bytes, mode: modes[path] ?? 0o100644)
-        }
-        return try scratch.write("Test.ipa", zip.bytes())
+        try IsignFixture.ipa(in: scratch, change)
     }
 
     static func verify(_ path: String) throws -> VerificationReport {

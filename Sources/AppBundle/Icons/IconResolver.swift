@@ -156,6 +156,7 @@ struct IconResolver {
             // The catalog is read whole, within the input's memory limit; so are the renditions decoded.
             var limits = AssetCatalog.Limits()
             limits.maximumPixels = min(limits.maximumPixels, zip.limits.maximumPixels)
+            limits.clock = zip.workClock()
             catalog = try AssetCatalog(bytes: zip.read(entry, maximumSize: .max), limits: limits)
         } catch {
             result.trace.append("\(keyPath): Assets.car cannot be read (\(AppArchive.describe(error)))")
@@ -347,6 +348,7 @@ extension AppArchive {
         try archive.zip.reserveMemory(
             header.decodeMemory, for: "'\(icon.path)' decoded (\(header.width)x\(header.height))")
         // Icons are for display: a bad checksum does not stop decoding.
-        return try CgBIConverter.standardPNG(from: bytes, checksums: .ignore)
+        return try CgBIConverter.standardPNG(
+            from: bytes, limits: PNGLimits(clock: archive.zip.workClock()), checksums: .ignore)
     }
 }

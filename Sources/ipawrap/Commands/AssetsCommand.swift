@@ -104,7 +104,15 @@ struct AssetsCommand: ParsableCommand {
             Terminal.standardError("ipawrap: \(input): the app has no Assets.car")
             return nil
         }
-        return (path, try inLocation("\(input): \(path)") { try AssetCatalog(bytes: bytes) })
+        var catalogLimits = AssetCatalog.Limits()
+        catalogLimits.clock = archive.archive.zip.workClock()
+        do {
+            return (path, try inLocation("\(input): \(path)") { try AssetCatalog(bytes: bytes, limits: catalogLimits) })
+        } catch {
+            // A catalog stopped by the time limit is the archive's ARCHIVE_TIME_LIMIT line.
+            try archive.checkLimits()
+            throw error
+        }
     }
 
     /// The whole file when it is a compiled asset catalog (a BOM store, magic `BOMStore`) and

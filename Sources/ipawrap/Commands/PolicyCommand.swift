@@ -15,8 +15,10 @@ struct PolicyCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check a policy XML file against the schema and the type rules.",
             discussion: """
-                Reports every problem with its line: schema errors, unknown types, defaults invalid for \
-                their type, duplicate names. Exit codes: 0 valid, 65 invalid, 74 unreadable.
+                Reports every problem as its own error line, `ipawrap: error[CODE]: FILE: line N: \
+                message` (schema errors, unknown types, defaults invalid for their type, duplicate \
+                names), then `error[POLICY_INVALID]` with the count. Exit codes: 0 valid, 65 invalid, \
+                74 unreadable.
                 """)
 
         @Argument(help: "The policy XML file.")
@@ -32,10 +34,11 @@ struct PolicyCommand: ParsableCommand {
                     print("\(file): valid, \(template.policies.count) policies, \(template.mode.rawValue) mode")
                     return true
                 }
+                // Every problem is its own error line (a file can have several), then the summary.
                 for issue in validation.issues {
-                    Terminal.standardError("\(file):\(issue.line): error[\(issue.code)]: \(issue.message)")
+                    Terminal.error(code: issue.code, "\(file): line \(issue.line): \(issue.message)")
                 }
-                Terminal.standardError("ipawrap: error[POLICY_INVALID]: \(file) has \(validation.issues.count) problem(s)")
+                Terminal.error(code: "POLICY_INVALID", "\(file): \(validation.issues.count) problem(s), listed above")
                 return false
             }
             if !valid { throw ExitCode(ExitStatus.invalidInput) }

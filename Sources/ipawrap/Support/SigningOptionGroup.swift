@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ToolData
 import PropertyList
 import Signing
 import SigningIdentity
@@ -56,7 +57,7 @@ struct SigningOptionGroup: ParsableArguments {
     /// The request: the identity read, the entitlement overrides parsed, the signing time.
     func request() throws -> SigningRequest {
         let password = try readPassword()
-        let signingIdentity: SigningIdentity
+        var signingIdentity: SigningIdentity
         if let identity {
             signingIdentity = try SigningIdentity(pkcs12File: identity, password: password ?? [])
         } else if let certificate, let key {
@@ -65,6 +66,11 @@ struct SigningOptionGroup: ParsableArguments {
             throw SigningError(
                 .identityOptions, "signing needs an identity",
                 remedy: "pass --identity FILE.p12 (with --password-file or --password-env), or --certificate and --key")
+        }
+        // Keychain Access exports the leaf alone: Apple's intermediate and root from Templates
+        // complete the chain when they issued it.
+        if let templates = try? TemplateDirectory.locate() {
+            signingIdentity = signingIdentity.completingChain(from: templates.issuerCertificates())
         }
         var overrides: [String: PropertyListDictionary] = [:]
         for argument in entitlementFiles {
@@ -79,7 +85,7 @@ struct SigningOptionGroup: ParsableArguments {
             do {
                 bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
             } catch {
-                throw SigningError(.entitlementsFile, "cannot read \(file): \(error.localizedDescription)", remedy: "check the path")
+                throw SigningError(.entitlementsFile, "\(file): cannot be read: \(error.localizedDescription)", remedy: "check the path")
             }
             guard let dictionary = (try? PropertyList(bytes: bytes))?.root.dictionary else {
                 throw SigningError(

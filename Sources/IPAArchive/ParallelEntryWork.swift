@@ -1,0 +1,75 @@
+import Dispatch
+import Foundation
+
+/// Work on many entries of one archive on several cores: each worker opens the archive on its
+/// own (a `ZipArchive` reads through its own file handle) and takes the next job, so inflating
+/// and hashing overlap on as many entries as there are workers. Verification and signing both
+/// hash entries this way; callers order the jobs largest first so the last one does not leave
+/// a core idle.
+public enum ParallelEntryWork {
+    /// `perform` applied to every job, results in the jobs' order; the first error stops the
+    /// workers and is thrown.
+    public static func run<Job: Sendable, Result: Sendable>(
+        _ jobs: [Job], archivePath: String, limits: ArchiveLimits, workers: Int,
+        _ perform: @escaping @Sendable (Job, ZipArchive) throws -> Result
+    ) throws -> [Result] {
+        let box = ResultBox<Result>(count: jobs.count)
+        let workerCount = max(1, min(workers, jobs.count))
+        DispatchQueue.concurrentPerform(iterations: workerCount) { _ in
+            let zip: ZipArchive
+            do {
+                zip = try ZipArchive(path: archivePath, limits: limits)
+            } catch {
+                box.fail(error)
+                return
+            }
+            while let index = box.nextJob() {
+                do {
+                    box.store(index, try perform(jobs[index], zip))
+                } catch {
+                    box.fail(error)
+                    return
+                }
+            }
+        }
+        if let error = box.firstError { throw error }
+        return try box.results.map { result in
+            guard let result else {
+                throw ArchiveError.dataError(archive: archivePath, entry: "", reason: "a worker stopped before its job")
+            }
+            return result
+        }
+    }
+}
+
+/// The workers' shared state: the next job, the results and the first error.
+private final class ResultBox<Result: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var next = 0
+    private(set) var results: [Result?]
+    private(set) var firstError: (any Error)?
+
+    init(count: Int) {
+        results = Array(repeating: nil, count: count)
+    }
+
+    func nextJob() -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard firstError == nil, next < results.count else { return nil }
+        next += 1
+        return next - 1
+    }
+
+    func store(_ index: Int, _ result: Result) {
+        lock.lock()
+        results[index] = result
+        lock.unlock()
+    }
+
+    func fail(_ error: any Error) {
+        lock.lock()
+        if firstError == nil { firstError = error }
+        lock.unlock()
+    }
+}
