@@ -138,14 +138,23 @@ public final class AppArchive {
     private static func bundle(
         kind: BundleKind, path: String, parent: String?, plist: PropertyList?, problem: String?, in zip: ZipArchive
     ) -> BundleInfo {
-        let executableName = plist?.root["CFBundleExecutable"]?.string
-        let executablePath = executableName.map { path + "/" + $0 }.flatMap { candidate in
-            zip.entry(named: candidate).flatMap { $0.kind == .file ? candidate : nil }
+        var executablePath: String?
+        var executableProblem: ExecutableProblem?
+        if let info = plist?.root.dictionary {
+            executableProblem = ExecutableProblem.judge(info["CFBundleExecutable"])
+            if executableProblem == nil, let name = info["CFBundleExecutable"]?.string {
+                let candidate = path + "/" + name
+                if zip.entry(named: candidate)?.kind == .file {
+                    executablePath = candidate
+                } else {
+                    executableProblem = .fileMissing(name: name, path: candidate)
+                }
+            }
         }
         let profilePath = path + "/embedded.mobileprovision"
         return BundleInfo(
             kind: kind, path: path, parentPath: parent, infoPlist: plist, infoPlistProblem: problem,
-            executablePath: executablePath,
+            executablePath: executablePath, executableProblem: executableProblem,
             embeddedProfilePath: zip.entry(named: profilePath) != nil ? profilePath : nil,
             isSigned: zip.entry(named: path + "/_CodeSignature/CodeResources") != nil)
     }

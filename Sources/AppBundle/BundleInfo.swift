@@ -24,8 +24,11 @@ public struct BundleInfo: Sendable {
     public let infoPlist: PropertyList?
     /// Why a nested bundle's Info.plist could not be used.
     public let infoPlistProblem: String?
-    /// Archive path of the main executable, when Info.plist names one that exists.
+    /// Archive path of the main executable, when Info.plist names a valid one that exists.
     public let executablePath: String?
+    /// Why the bundle has no usable main executable (nil when `executablePath` is set, or when
+    /// the Info.plist itself is unusable).
+    public let executableProblem: ExecutableProblem?
     /// Archive path of `embedded.mobileprovision`, when present.
     public let embeddedProfilePath: String?
     /// Whether the bundle carries `_CodeSignature/CodeResources`.
@@ -33,7 +36,7 @@ public struct BundleInfo: Sendable {
 
     public init(
         kind: BundleKind, path: String, parentPath: String?, infoPlist: PropertyList?, infoPlistProblem: String?,
-        executablePath: String?, embeddedProfilePath: String?, isSigned: Bool
+        executablePath: String?, executableProblem: ExecutableProblem? = nil, embeddedProfilePath: String?, isSigned: Bool
     ) {
         self.kind = kind
         self.path = path
@@ -41,6 +44,7 @@ public struct BundleInfo: Sendable {
         self.infoPlist = infoPlist
         self.infoPlistProblem = infoPlistProblem
         self.executablePath = executablePath
+        self.executableProblem = executableProblem
         self.embeddedProfilePath = embeddedProfilePath
         self.isSigned = isSigned
     }
@@ -49,6 +53,15 @@ public struct BundleInfo: Sendable {
     public var info: PropertyListDictionary? { infoPlist?.root.dictionary }
 
     public var bundleIdentifier: String? { info?["CFBundleIdentifier"]?.string }
+
+    /// Why `CFBundleIdentifier` is unusable (missing, not a string, empty), or nil.
+    public var bundleIdentifierProblem: String? {
+        guard info != nil else { return nil }
+        guard let value = info?["CFBundleIdentifier"] else { return "CFBundleIdentifier is missing" }
+        guard let text = value.string else { return "CFBundleIdentifier is not a string" }
+        if text.allSatisfy(\.isWhitespace) { return "CFBundleIdentifier is empty" }
+        return nil
+    }
     /// `CFBundleShortVersionString`, the marketing version.
     public var shortVersion: String? { info?["CFBundleShortVersionString"]?.versionString }
     /// `CFBundleVersion`, the build number.
@@ -70,5 +83,33 @@ public struct BundleInfo: Sendable {
     /// The folder name, e.g. `Share.appex`.
     public var folderName: String {
         path.split(separator: "/").last.map(String.init) ?? path
+    }
+}
+
+/// Why a bundle has no usable main executable.
+public enum ExecutableProblem: Sendable, Equatable {
+    /// Info.plist has no `CFBundleExecutable`.
+    case notNamed
+    /// `CFBundleExecutable` is not a usable name (not a string, empty, absolute, `..`, or inside
+    /// `PlugIns/` or `Frameworks/`); the reason says which.
+    case invalidName(String)
+    /// `CFBundleExecutable` names a file that is not in the bundle (or is not a regular file).
+    case fileMissing(name: String, path: String)
+
+    /// Judges a bundle's `CFBundleExecutable` value; nil when it is a usable name.
+    public static func judge(_ value: PropertyListValue?) -> ExecutableProblem? {
+        guard let value else { return .notNamed }
+        guard let name = value.string else { return .invalidName("CFBundleExecutable is not a string") }
+        if name.isEmpty { return .invalidName("CFBundleExecutable is empty") }
+        if name.hasPrefix("/") { return .invalidName("CFBundleExecutable '\(name)' is an absolute path") }
+        let components = name.split(separator: "/", omittingEmptySubsequences: false)
+        if components.contains("..") { return .invalidName("CFBundleExecutable '\(name)' contains '..'") }
+        if components.contains(where: \.isEmpty) || components.contains(".") {
+            return .invalidName("CFBundleExecutable '\(name)' is not a plain relative path")
+        }
+        if let first = components.first, components.count > 1, first == "PlugIns" || first == "Frameworks" {
+            return .invalidName("CFBundleExecutable '\(name)' points into \(first)/, another bundle's place")
+        }
+        return nil
     }
 }

@@ -410,3 +410,20 @@ public struct BitmapData: Sendable, Equatable {
     public let bytesPerRow: Int
     public internal(set) var bytes: [UInt8]
 }
+
+extension AssetCatalog {
+    /// A rendition as a standard PNG file: bitmaps decoded and encoded, stored PNGs as they are.
+    ///
+    /// - Throws: `AssetCatalogError` `.notExtractable` for renditions that are neither (PDF, JPEG,
+    ///   HEIF, data, proprietary compressions), or the decoding error of a damaged one.
+    public func pngFile(for rendition: Rendition) throws(AssetCatalogError) -> [UInt8] {
+        if case .rawData = rendition.content {
+            let bytes = try rawData(for: rendition)
+            guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else {
+                throw AssetCatalogError(.notExtractable, "the rendition \(rendition.name) is stored data that is not a PNG")
+            }
+            return bytes
+        }
+        return PNGEncoder.encode(try image(for: rendition))
+    }
+}

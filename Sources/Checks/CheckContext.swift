@@ -51,6 +51,17 @@ public final class CheckContext {
         self.now = options.evaluationDate ?? Date()
     }
 
+    /// The app's platform, from its executable's build version and its Info.plist.
+    public private(set) lazy var platform: AppPlatform = {
+        let buildPlatform: MachOPlatform?
+        if case .success(let file)? = executable(of: archive.app) {
+            buildPlatform = file.slices.lazy.compactMap(\.buildVersion).first?.platform
+        } else {
+            buildPlatform = nil
+        }
+        return AppPlatform.judge(buildPlatform: buildPlatform, info: archive.app.info)
+    }()
+
     /// The parsed headers of a bundle's executable, read once and shared by every check.
     public func executable(of bundle: BundleInfo) -> Result<MachOFile, Error>? {
         guard let path = bundle.executablePath else { return nil }

@@ -31,13 +31,48 @@ enum IconChecks {
     }
 }
 
-/// Findings about the bundles themselves.
+/// Findings about the bundles themselves: an unreadable nested Info.plist, an unusable bundle ID,
+/// and a main executable that is missing or named wrongly (without one, the binary checks have
+/// nothing to read, so this says so instead of passing silently).
 enum BundleChecks {
     static func apply(_ context: CheckContext, to report: inout Report) {
+        if !context.platform.isWrappable {
+            report.findings.append(Finding(
+                .platformUnsupported,
+                message: "\(context.archive.app.path) is a \(context.platform.rawValue) app; MDX wrapping is for iOS and "
+                    + "iPadOS apps only, so the iOS checks below do not apply as they would there",
+                path: context.archive.app.path))
+        }
         for bundle in context.archive.nestedBundles {
             if let problem = bundle.infoPlistProblem {
                 report.findings.append(Finding(
                     .nestedBundleUnreadable, message: "\(bundle.path): \(problem)", path: bundle.path + "/Info.plist"))
+            }
+        }
+        for bundle in context.archive.allBundles {
+            let plistPath = bundle.path + "/Info.plist"
+            if let problem = bundle.bundleIdentifierProblem {
+                report.findings.append(Finding(
+                    .bundleIdentifierInvalid, message: "\(bundle.path): \(problem) in its Info.plist", path: plistPath))
+            }
+            switch bundle.executableProblem {
+            case nil:
+                break
+            case .notNamed?:
+                report.findings.append(Finding(
+                    .executableMissing,
+                    message: "\(bundle.path): its Info.plist names no main executable (CFBundleExecutable is missing); "
+                        + "its binary checks (encryption, SDKs) cannot run",
+                    path: plistPath))
+            case .invalidName(let reason)?:
+                report.findings.append(Finding(
+                    .executableInvalid, message: "\(bundle.path): \(reason); its binary checks cannot run", path: plistPath))
+            case .fileMissing(let name, let path)?:
+                report.findings.append(Finding(
+                    .executableMissing,
+                    message: "\(bundle.path): CFBundleExecutable names '\(name)', but \(path) is not a file in the archive; "
+                        + "its binary checks (encryption, SDKs) cannot run",
+                    path: path))
             }
         }
     }

@@ -47,6 +47,9 @@ public enum Inspector {
         BinaryChecks.apply(context, to: &report)
         try archive.checkLimits()
         let assignments = try ProfileChecks.apply(context, to: &report)
+        if !report.profiles.isEmpty || context.options.evaluationDate != nil {
+            report.judgedAt = ProfileChecks.iso(context.now)
+        }
         // A limit hit by a read that became a finding refuses the input all the same.
         try archive.checkLimits()
         report.findings.sort(by: Finding.reportOrder)
@@ -61,13 +64,16 @@ public enum Inspector {
             executable = Report.Executable(
                 path: path, architectures: file.architectureNames,
                 encrypted: file.slices.contains { $0.isEncrypted },
-                minOS: slice?.buildVersion?.minimumOS.description, sdk: slice?.buildVersion?.sdk.description,
+                minOS: slice?.buildVersion?.minimumOS.description,
+                // Old linkers stored sdk 0 in LC_VERSION_MIN_IPHONEOS: unknown, not "0.0".
+                sdk: slice?.buildVersion.flatMap { $0.sdk.rawValue == 0 ? nil : $0.sdk.description },
                 linkedLibraries: slice?.linkedLibraries.map(\.path) ?? [])
         }
         return Report.App(
             path: app.path, bundleId: app.bundleIdentifier, name: app.displayName, version: app.shortVersion,
             build: app.buildVersion, minimumOS: app.minimumOSVersion,
-            infoPlistFormat: app.infoPlist?.format.rawValue ?? "xml", executable: executable)
+            infoPlistFormat: app.infoPlist?.format.rawValue ?? "xml", executable: executable,
+            platform: context.platform.rawValue)
     }
 
     /// SHA-256 of the whole input file, read in large chunks.

@@ -108,7 +108,7 @@ enum ProfileChecks {
         if profile.isExpired(at: now) {
             findings.append(Finding(
                 .profileExpired,
-                message: "\(subject)\(user) expired on \(expiry) (judged at \(iso(now)))", path: file))
+                message: "\(subject)\(user) expired on \(expiry)", path: file))
         } else {
             let seconds = profile.expirationDate.timeIntervalSince(now)
             let window = Double(expiringWindowDays) * 86_400
@@ -117,7 +117,7 @@ enum ProfileChecks {
                 let when = days == 0 ? "in less than a day" : "in \(days) day\(days == 1 ? "" : "s")"
                 findings.append(Finding(
                     .profileExpiring,
-                    message: "\(subject)\(user) expires on \(expiry), \(when) (judged at \(iso(now)))", path: file))
+                    message: "\(subject)\(user) expires on \(expiry), \(when)", path: file))
             }
         }
 
@@ -134,9 +134,8 @@ enum ProfileChecks {
             let list = expired.map { "'\($0.commonName ?? $0.subject)' (serial \($0.serialNumber), expired \(iso($0.notValidAfter)))" }
             findings.append(Finding(
                 .profileCertificateExpired,
-                message: "\(all ? "every" : "\(expired.count) of the \(certificates.count)") developer certificate"
-                    + "\(all && expired.count == 1 ? "" : "s") in \(subject) "
-                    + "\(all ? "has" : "have") expired: \(list.joined(separator: ", "))"
+                message: Self.expiredCertificatesPhrase(expired: expired.count, of: certificates.count) + " in \(subject) "
+                    + "\(expired.count == 1 ? "has" : "have") expired: \(list.joined(separator: ", "))"
                     + (all ? "; nothing can be signed with this profile" : ""),
                 path: file, severity: all ? .warning : .info))
         }
@@ -217,6 +216,17 @@ enum ProfileChecks {
     static func describe(_ profile: ProvisioningProfile, file: String) -> String {
         if let name = profile.name { return "profile '\(name)' (\(file))" }
         return "profile \(file)"
+    }
+
+    /// "the developer certificate", "both developer certificates", "all 3 developer certificates",
+    /// "1 of the 2 developer certificates": the subject of the expiry sentence, in number.
+    static func expiredCertificatesPhrase(expired: Int, of total: Int) -> String {
+        switch (expired, total) {
+        case (1, 1): "the developer certificate"
+        case (2, 2): "both developer certificates"
+        case _ where expired == total: "all \(total) developer certificates"
+        default: "\(expired) of the \(total) developer certificates"
+        }
     }
 
     static func iso(_ date: Date) -> String {

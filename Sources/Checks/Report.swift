@@ -13,6 +13,10 @@ public struct Report: Codable, Sendable, Equatable {
     public var sdks: [SDK] = []
     public var profiles: [Profile] = []
     public var findings: [Finding] = []
+    /// The moment profile expiry was judged at (`--at`, else now), ISO 8601 in UTC; nil when no
+    /// profile was judged. The one field that changes between runs without `--at`: messages
+    /// never carry the moment, so they stay the same.
+    public var judgedAt: String?
 
     public init(tool: Tool, input: Input, app: App) {
         self.tool = tool
@@ -69,10 +73,12 @@ public struct Report: Codable, Sendable, Equatable {
         public var minimumOS: String?
         public var infoPlistFormat: String
         public var executable: Executable?
+        /// `iOS`, `iPadOS-only`, `tvOS`, `watchOS`, `visionOS` or `Mac Catalyst` (`AppPlatform`).
+        public var platform: String
 
         public init(
             path: String, bundleId: String?, name: String?, version: String?, build: String?, minimumOS: String?,
-            infoPlistFormat: String, executable: Executable?
+            infoPlistFormat: String, executable: Executable?, platform: String = "iOS"
         ) {
             self.path = path
             self.bundleId = bundleId
@@ -82,6 +88,7 @@ public struct Report: Codable, Sendable, Equatable {
             self.minimumOS = minimumOS
             self.infoPlistFormat = infoPlistFormat
             self.executable = executable
+            self.platform = platform
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -94,6 +101,7 @@ public struct Report: Codable, Sendable, Equatable {
             try container.encode(minimumOS, forKey: .minimumOS)
             try container.encode(infoPlistFormat, forKey: .infoPlistFormat)
             try container.encode(executable, forKey: .executable)
+            try container.encode(platform, forKey: .platform)
         }
     }
 
@@ -290,6 +298,7 @@ public struct Report: Codable, Sendable, Equatable {
         try container.encode(sdks, forKey: .sdks)
         try container.encode(profiles, forKey: .profiles)
         try container.encode(findings, forKey: .findings)
+        try container.encode(judgedAt, forKey: .judgedAt)
     }
 
     /// Whether any finding is an error (`check` exits 1, `wrap` writes nothing).

@@ -2,12 +2,14 @@ import FormatSupport
 
 /// Why an archive was refused. Every case names the archive and, where there is one, the entry,
 /// so the message alone tells a user what to fix. All are exit 65 at the command line except
-/// `unreadable` (74).
+/// `unreadable` (74) and `folderGiven` (64).
 public enum ArchiveError: CodedError, Equatable {
     case notAZipArchive(archive: String, reason: String)
     case corrupt(archive: String, reason: String)
     case unsafeName(archive: String, entry: String, reason: String)
     case duplicateName(archive: String, entry: String)
+    /// Two names that differ only in case; `entry` and `other` are the paths where they first differ.
+    case caseCollision(archive: String, entry: String, other: String)
     case symlinkEscape(archive: String, entry: String, target: String)
     case symlinkInvalid(archive: String, entry: String, reason: String)
     case encryptedEntry(archive: String, entry: String)
@@ -23,9 +25,12 @@ public enum ArchiveError: CodedError, Equatable {
     case memoryLimit(archive: String, what: String, size: UInt64, limit: UInt64)
     case timeLimit(archive: String, seconds: Double)
     case dataError(archive: String, entry: String, reason: String)
-    case noApp(archive: String)
+    /// `hint` says where the app is when it sits one folder too deep, and what to do.
+    case noApp(archive: String, hint: String? = nil)
     case multipleApps(archive: String, apps: [String])
     case unreadable(archive: String, reason: String)
+    /// A folder given where an archive is expected: a usage error (64).
+    case folderGiven(archive: String)
 
     public var code: String {
         switch self {
@@ -33,6 +38,7 @@ public enum ArchiveError: CodedError, Equatable {
         case .corrupt: "ARCHIVE_CORRUPT"
         case .unsafeName: "ARCHIVE_UNSAFE_NAME"
         case .duplicateName: "ARCHIVE_DUPLICATE_NAME"
+        case .caseCollision: "ARCHIVE_CASE_COLLISION"
         case .symlinkEscape: "ARCHIVE_SYMLINK_ESCAPE"
         case .symlinkInvalid: "ARCHIVE_SYMLINK_INVALID"
         case .encryptedEntry: "ARCHIVE_ENCRYPTED_ENTRY"
@@ -50,12 +56,16 @@ public enum ArchiveError: CodedError, Equatable {
         case .noApp: "ARCHIVE_NO_APP"
         case .multipleApps: "ARCHIVE_MULTIPLE_APPS"
         case .unreadable: "FILE_READ_FAILED"
+        case .folderGiven: "INPUT_IS_FOLDER"
         }
     }
 
     public var category: ErrorCategory {
-        if case .unreadable = self { return .io }
-        return .invalidInput
+        switch self {
+        case .unreadable: return .io
+        case .folderGiven: return .usage
+        default: return .invalidInput
+        }
     }
 
     public var description: String {
@@ -68,6 +78,9 @@ public enum ArchiveError: CodedError, Equatable {
             "\(archive): entry '\(entry)' has an unsafe name (\(reason)); refusing the archive"
         case .duplicateName(let archive, let entry):
             "\(archive): the name '\(entry)' appears more than once; refusing an ambiguous archive"
+        case .caseCollision(let archive, let entry, let other):
+            "\(archive): '\(entry)' and '\(other)' differ only in case, so they extract to one file on Apple's "
+                + "case-insensitive file systems; refusing an ambiguous archive"
         case .symlinkEscape(let archive, let entry, let target):
             "\(archive): symlink '\(entry)' points to '\(target)', which leaves its bundle"
         case .symlinkInvalid(let archive, let entry, let reason):
@@ -101,12 +114,15 @@ public enum ArchiveError: CodedError, Equatable {
                 + "raise --time-limit if the file is genuine"
         case .dataError(let archive, let entry, let reason):
             "\(archive): entry '\(entry)' cannot be read: \(reason)"
-        case .noApp(let archive):
+        case .noApp(let archive, let hint):
             "\(archive) holds no app: an IPA must contain exactly one Payload/<Name>.app/ folder"
+                + (hint.map { "; \($0)" } ?? "")
         case .multipleApps(let archive, let apps):
             "\(archive) holds \(apps.count) apps (\(apps.joined(separator: ", "))); an IPA must contain exactly one"
         case .unreadable(let archive, let reason):
             "\(archive): cannot be read: \(reason)"
+        case .folderGiven(let archive):
+            "\(archive) is a folder, not an .ipa file; to check every IPA in a folder, run 'ipawrap batch \(archive)'"
         }
     }
 

@@ -296,6 +296,11 @@ struct RepackPlan {
         var source: Source
         /// Written without compression.
         var stored = false
+        /// Whether the name is flagged UTF-8 (general purpose bit 11); nil: flagged when not ASCII.
+        var flagsUTF8: Bool?
+
+        /// The general purpose flags the entry is written with.
+        var nameFlags: UInt16 { (flagsUTF8 ?? !name.isASCII) ? 0x0800 : 0 }
 
         /// The path without a trailing slash: the key that files and folders share.
         var pathKey: String {
@@ -369,10 +374,50 @@ struct RepackPlan {
                 }
             }
         }
+        // Added names follow the UTF-8 flag convention of the entries they sit beside, so that no
+        // extractor splits one folder into two (Finder zips store UTF-8 names without the flag).
+        var conventions = NameConventions(archive: archive)
+        for (key, item) in added where !item.name.isASCII {
+            added[key]?.flagsUTF8 = conventions.flagsUTF8(beside: key)
+        }
+        for (index, item) in replacedInPlace where !item.name.isASCII {
+            replacedInPlace[index]?.flagsUTF8 = archive.entries[index].flags & 0x0800 != 0
+        }
         self.kept = archive.entries.filter { !removed.contains($0.index) }
         self.added = added.values.sorted { $0.name < $1.name }
         self.replacedInPlace = replacedInPlace
         self.removedCount = removed.subtracting(replaced).count
+    }
+
+    /// The UTF-8 flag convention of an archive's non-ASCII folders, decided once per folder.
+    struct NameConventions {
+        let archive: ZipArchive
+        private var byFolder: [String: Bool] = [:]
+
+        init(archive: ZipArchive) {
+            self.archive = archive
+        }
+
+        /// Whether a new entry at `path` is flagged UTF-8: as the deepest existing non-ASCII folder
+        /// holding it is stored (its own entry, else the first entry inside it), so that both land
+        /// in one folder whatever an extractor does with the flag; nil when no such folder exists
+        /// (then a non-ASCII name is flagged, as the zip specification says).
+        mutating func flagsUTF8(beside path: String) -> Bool? {
+            var folder = path
+            while let slash = folder.lastIndex(of: "/") {
+                folder = String(folder[..<slash])
+                // Every shorter prefix of an ASCII folder is ASCII too.
+                guard !folder.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+                if let known = byFolder[folder] { return known }
+                let tree = archive.store.tree
+                guard let node = tree.node(atPath: folder.utf8) else { continue }
+                let entry = archive.entry(named: folder) ?? tree.entries(within: node).first.map { archive.entries[$0] }
+                guard let flags = entry?.flags else { continue }
+                byFolder[folder] = flags & 0x0800 != 0
+                return byFolder[folder]
+            }
+            return nil
+        }
     }
 
     /// The entries for a list of additions (folders expanded), keyed by path; names are checked

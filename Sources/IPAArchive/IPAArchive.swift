@@ -42,10 +42,37 @@ public final class IPAArchive {
             guard name.hasSuffix(".app"), name.count > 4, zip.isFolder(node) else { return nil }
             return "Payload/\(name)/"
         }
-        guard let app = apps.first else { throw .noApp(archive: zip.path) }
+        guard let app = apps.first else { throw .noApp(archive: zip.path, hint: misplacedAppHint(in: zip)) }
         guard apps.count == 1 else {
             throw .multipleApps(archive: zip.path, apps: apps.map { String($0.dropLast()) })
         }
         return app
+    }
+
+    /// Where the app is when the archive holds it one folder too deep: `Foo/Payload/Foo.app/` (a
+    /// zip of the folder around `Payload/`) or `Foo.xcarchive/Products/Applications/Foo.app/` (a
+    /// zip of an Xcode archive); nil otherwise.
+    private static func misplacedAppHint(in zip: ZipArchive) -> String? {
+        let tree = zip.store.tree
+        let topFolders = tree.scanChildren(of: tree.root).filter { zip.isFolder($0) }
+            .sorted { tree.firstAppearance(of: $0) < tree.firstAppearance(of: $1) }
+        func app(in folder: UInt32) -> String? {
+            tree.scanChildren(of: folder).map { EntryName.decode(tree.component(of: $0)) }
+                .filter { $0.hasSuffix(".app") && $0.count > 4 }.sorted().first
+        }
+        // A few folders are enough for a hint; each look inside one visits every node.
+        for top in topFolders.prefix(16) {
+            let name = EntryName.decode(tree.component(of: top))
+            if let payload = tree.child(of: top, named: "Payload".utf8), zip.isFolder(payload), let found = app(in: payload) {
+                return "the app is one folder too deep, at \(name)/Payload/\(found)/: zip the contents of \(name)/ "
+                    + "instead (cd \(name) && zip -qry ../\(name).ipa Payload)"
+            }
+            if let products = tree.child(of: top, named: "Products".utf8),
+               let applications = tree.child(of: products, named: "Applications".utf8), let found = app(in: applications) {
+                return "this is a zipped Xcode archive (\(name)/Products/Applications/\(found)/): export an IPA with "
+                    + "xcodebuild -exportArchive"
+            }
+        }
+        return nil
     }
 }

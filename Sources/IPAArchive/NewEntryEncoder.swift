@@ -18,7 +18,7 @@ enum NewEntryEncoder {
         _ entry: RepackPlan.Added, at offset: UInt64, to out: AtomicOutputFile, unixTime: Int64, level: Int32
     ) throws -> Written {
         let name = entry.name.bytes
-        let flags: UInt16 = entry.name.isASCII ? 0 : 0x0800
+        let flags = entry.nameFlags
         let timestamp = DOSTimestamp(secondsSince1970: unixTime)
         // The data starts after a local header whose size is known before the data is.
         let headerSize = UInt64(ZipRecordWriter.localHeader(

@@ -445,3 +445,67 @@ struct PathTree: Sendable {
         Int(truncatingIfNeeded: UInt64(truncatingIfNeeded: hash).multipliedFullWidth(by: UInt64(capacity)).high)
     }
 }
+
+// MARK: Case collisions
+
+extension PathTree {
+    /// The first two sibling nodes whose components differ only in case (`Info.plist` and
+    /// `info.plist`): distinct names here, one file on Apple's case-insensitive file systems, so
+    /// which one an extraction keeps depends on the tool. Every pair of such names has a pair of
+    /// such siblings at the first component where they differ.
+    func firstCaseCollision(work: (Int) throws(ArchiveError) -> Void) throws(ArchiveError) -> (UInt32, UInt32)? {
+        var slots = [UInt32](repeating: 0, count: Self.caseSlotCount(for: nodeCount))
+        var visited = 0
+        for node in 0..<UInt32(nodeCount) {
+            let parent = parents[Int(node)]
+            guard parent < Self.unused else { continue }
+            visited += 1
+            if visited & 0xFFF == 0 { try work(0x1000) }
+            let component = component(of: node)
+            let hash = Self.caseFoldedHash(parent: parent, component: component)
+            let found: UInt32? = slots.withUnsafeMutableBufferPointer { slots in
+                var slot = Int(truncatingIfNeeded: UInt64(truncatingIfNeeded: hash).multipliedFullWidth(by: UInt64(slots.count)).high)
+                while slots[slot] != 0 {
+                    let other = slots[slot] - 1
+                    if parents[Int(other)] == parent, Self.equalIgnoringCase(self.component(of: other), component) {
+                        return other
+                    }
+                    slot = slot + 1 == slots.count ? 0 : slot + 1
+                }
+                slots[slot] = node + 1
+                return nil
+            }
+            if let found { return (found, node) }
+        }
+        return nil
+    }
+
+    private static func caseSlotCount(for count: Int) -> Int {
+        max(16, count + count / 2)
+    }
+
+    /// Hashes (parent, component) so that components equal but for case (and canonically
+    /// equivalent) hash alike: ASCII lowercased byte by byte, anything else by the NFC code units
+    /// of its lowercased text (the same stream for text that lowercases to ASCII).
+    private static func caseFoldedHash(parent: UInt32, component: ArraySlice<UInt8>) -> Int {
+        var hasher = Hasher()
+        hasher.combine(parent)
+        if component.allSatisfy({ $0 < 0x80 }) {
+            for byte in component { hasher.combine(lowercased(byte)) }
+        } else {
+            EntryName.decode(component).lowercased()._withNFCCodeUnits { hasher.combine($0) }
+        }
+        return hasher.finalize()
+    }
+
+    private static func equalIgnoringCase(_ lhs: ArraySlice<UInt8>, _ rhs: ArraySlice<UInt8>) -> Bool {
+        if lhs.allSatisfy({ $0 < 0x80 }) && rhs.allSatisfy({ $0 < 0x80 }) {
+            return lhs.count == rhs.count && zip(lhs, rhs).allSatisfy { lowercased($0) == lowercased($1) }
+        }
+        return EntryName.decode(lhs).lowercased() == EntryName.decode(rhs).lowercased()
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 0x20 : byte
+    }
+}

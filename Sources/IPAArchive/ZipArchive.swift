@@ -1,5 +1,10 @@
 import CLibzip
 import FormatSupport
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A zip archive opened for reading and checked before anything else may use it.
 ///
@@ -7,8 +12,8 @@ import FormatSupport
 /// extracted. The archive is refused (`ArchiveError`, exit 65) when it is not safe to extract or
 /// would be read differently by different tools:
 /// - unsafe names (absolute, `..`, `.` or empty components, backslashes, control bytes), names that
-///   appear twice (also as NFC/NFD twins or as both a file and a folder), entries beneath a
-///   symlink or a file;
+///   appear twice (also as NFC/NFD twins or as both a file and a folder) or differ only in case,
+///   entries beneath a symlink or a file;
 /// - symlinks whose target is absolute, loops, or leaves the archive;
 /// - encrypted entries, compression methods libzip cannot read (Apple's LZFSE method 99 named);
 /// - local headers or data descriptors that disagree with the central directory, entries whose
@@ -61,6 +66,7 @@ public final class ZipArchive {
         do {
             self.file = try FileByteSource(path: path)
         } catch {
+            if Self.isFolder(path) { throw .folderGiven(archive: path) }
             throw .unreadable(archive: path, reason: error.reason)
         }
         self.fileSize = file.size
@@ -79,6 +85,10 @@ public final class ZipArchive {
         if let duplicate = store.tree.firstDuplicate {
             throw .duplicateName(archive: path, entry: "\(store.name(duplicate))")
         }
+        if let (first, second) = try store.tree.firstCaseCollision(work: { units throws(ArchiveError) in try clock.tick(units) }) {
+            throw .caseCollision(
+                archive: path, entry: EntryName.decode(store.tree.path(of: first)), other: EntryName.decode(store.tree.path(of: second)))
+        }
         try Self.checkParents(store, archive: path, clock: &clock)
         self.symlinkTargets = [:]
         // From here `self` is fully initialised.
@@ -86,6 +96,11 @@ public final class ZipArchive {
         self.symlinkTargets = try readSymlinkTargets()
         try checkSymlinks { _ in [] }
         try checkLimits()
+    }
+
+    private static func isFolder(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     // MARK: Lookup

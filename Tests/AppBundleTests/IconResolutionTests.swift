@@ -36,7 +36,7 @@ import TestSupport
         #expect(resolution.trace.last?.contains("chose AppIcon60x60@3x.png") == true)
     }
 
-    @Test func bundleIconsIncludesTheIPadVariantAndItsSuffixes() throws {
+    @Test func theIPadVariantIsALocationOfItsOwnAfterTheIPhoneOne() throws {
         var builder = bare()
         builder.info["CFBundleIcons"] = ["CFBundlePrimaryIcon": ["CFBundleIconFiles": ["AppIcon60x60"]]]
         builder.info["CFBundleIcons~ipad"] = ["CFBundlePrimaryIcon": ["CFBundleIconFiles": ["AppIcon60x60", "AppIcon76x76"]]]
@@ -45,7 +45,13 @@ import TestSupport
         builder.addFile("AppIcon76x76~ipad.png", png(76))
         let icon = try #require(try resolve(builder).icon)
         #expect(icon.source == .bundleIcons)
-        #expect(icon.path == "Payload/Sample.app/AppIcon76x76@2x~ipad.png")
+        #expect(icon.path == "Payload/Sample.app/AppIcon60x60@2x.png")
+
+        // Without iPhone icons, the ~ipad location gives the icon, with its suffixes.
+        builder.info["CFBundleIcons"] = nil
+        let iPad = try #require(try resolve(builder).icon)
+        #expect(iPad.source == .bundleIconsIPad)
+        #expect(iPad.path == "Payload/Sample.app/AppIcon76x76@2x~ipad.png")
     }
 
     @Test func namesWithAndWithoutExtensionResolve() throws {

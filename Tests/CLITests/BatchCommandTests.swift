@@ -39,13 +39,14 @@ import TestSupport
 
     @Test func jsonLinesCarryTheSingleFileReportOnePerLine() throws {
         let sample = try BatchSampleFolder()
-        let result = try Command.ipawrap(["batch", "inspect", sample.folder, "--json-lines", "--jobs", "4"])
+        // One moment for both, so `judgedAt` agrees.
+        let result = try Command.ipawrap(["batch", "inspect", sample.folder, "--json-lines", "--jobs", "4", "--at", "2026-06-01"])
         #expect(result.status == 1)
         let records = try BatchSampleFolder.jsonLines(result.stdout)
         #expect(records.map { $0["name"] as? String } == BatchSampleFolder.inputs.map(\.name))
         for record in records {
             let path = try #require(record["input"] as? String)
-            let single = try Command.ipawrap(["inspect", path, "--json"])
+            let single = try Command.ipawrap(["inspect", path, "--json", "--at", "2026-06-01"])
             #expect(record["exitCode"] as? Int == Int(single.status), "\(path)")
             if single.status == 0 {
                 let report = try #require(record["report"] as? NSDictionary)

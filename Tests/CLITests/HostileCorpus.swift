@@ -259,6 +259,23 @@ enum HostileCorpus {
                     Expectation(command: "inspect", exit: 0, codes: ["ICON_UNREADABLE", "CAR_TREE_LOOP"]),
                 ])
         }
+
+        // Bundles: a main executable named outside the bundle, into another bundle, or not there.
+        for (name, executable, code) in [
+            ("escapes", "../../../../bin/sh", "EXECUTABLE_INVALID"), ("absolute", "/bin/sh", "EXECUTABLE_INVALID"),
+            ("into-plugins", "PlugIns/Share.appex/Share", "EXECUTABLE_INVALID"), ("missing", "Sample", "EXECUTABLE_MISSING"),
+        ] {
+            var builder = IPABuilder()
+            builder.addPrimaryIcon()
+            builder.info["CFBundleExecutable"] = .string(executable)
+            // The builder stores the executable under its CFBundleExecutable name: none, so the zip stays safe.
+            builder.executable = nil
+            add("bundle-executable-\(name).ipa", "bundle: CFBundleExecutable '\(executable)'\(code == "EXECUTABLE_MISSING" ? ", not in the archive" : "")",
+                try builder.bytes(), [
+                    Expectation(command: "check", exit: 1, codes: [code]),
+                    Expectation(command: "wrap", exit: 1, codes: [code]),
+                ])
+        }
         return items
     }
 }

@@ -22,7 +22,7 @@ import TestSupport
         let result = try Command.ipawrap(["inspect", path, "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let report = try json(result.stdout)
-        #expect(Set(report.keys) == ["schemaVersion", "tool", "input", "app", "icon", "bundles", "sdks", "profiles", "findings"])
+        #expect(Set(report.keys) == ["schemaVersion", "tool", "input", "app", "icon", "bundles", "sdks", "profiles", "findings", "judgedAt"])
         #expect(report["schemaVersion"] as? Int == 2)
         let tool = try #require(report["tool"] as? [String: Any])
         #expect(Set(tool.keys) == ["name", "version"])
@@ -31,7 +31,8 @@ import TestSupport
         #expect(input["sha256"] is NSNull)
         #expect(input["rootItems"] as? [String] == [])
         let app = try #require(report["app"] as? [String: Any])
-        #expect(Set(app.keys) == ["path", "bundleId", "name", "version", "build", "minimumOS", "infoPlistFormat", "executable"])
+        #expect(Set(app.keys) == ["path", "bundleId", "name", "version", "build", "minimumOS", "infoPlistFormat", "executable", "platform"])
+        #expect(app["platform"] as? String == "iOS")
         #expect(app["bundleId"] as? String == "com.example.sample")
         #expect(app["infoPlistFormat"] as? String == "xml")
         let executable = try #require(app["executable"] as? [String: Any])
@@ -78,9 +79,11 @@ import TestSupport
     @Test func theSameInputGivesTheSameJSON() throws {
         let scratch = try ScratchDirectory("cli-inspect")
         let path = try scratch.write("Sample.ipa", sampleApp().bytes())
-        let first = try Command.ipawrap(["inspect", path, "--json"]).stdout
-        let second = try Command.ipawrap(["inspect", path, "--json"]).stdout
+        // With --at, byte for byte; without, only `judgedAt` differs (RealAppTests).
+        let first = try Command.ipawrap(["inspect", path, "--json", "--at", "2026-06-01"]).stdout
+        let second = try Command.ipawrap(["inspect", path, "--json", "--at", "2026-06-01"]).stdout
         #expect(first == second)
+        #expect(first.contains("\"judgedAt\" : \"2026-06-01T00:00:00Z\""), "\(first)")
     }
 
     @Test func checkExitsOneOnAnErrorFinding() throws {

@@ -104,7 +104,9 @@ struct ProfileChecksTests {
         let finding = try #require(expired.findings("PROFILE_EXPIRED").first)
         #expect(finding.severity == .error)
         #expect(finding.message.contains("2024-01-01T00:00:00Z"))
-        #expect(finding.message.contains("2026-06-01T00:00:00Z"))
+        // The moment it was judged at is the report's `judgedAt`, never in a message (issue 18.6).
+        #expect(!finding.message.contains("2026-06-01T00:00:00Z"))
+        #expect(expired.judgedAt == "2026-06-01T00:00:00Z")
         #expect(finding.message.contains("'Sample App Expired'"))
 
         // 17 days before every profile's expiration.

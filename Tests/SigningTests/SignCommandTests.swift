@@ -142,6 +142,26 @@ import TestSupport
         try Self.expectVerifies(output)
     }
 
+    /// A Finder zip (UTF-8 names without the UTF-8 flag) of an app never signed: the
+    /// `_CodeSignature/CodeResources` signing adds follows the app folder's entries, unflagged, so
+    /// Python's `zipfile` (like 7-Zip and Windows) extracts one app folder, not two (issue 18.4).
+    @Test func signingsNewFilesFollowTheFlagOfAFinderZip() throws {
+        let scratch = try ScratchDirectory("sign-finder")
+        var builder = Self.app()
+        builder.appName = "建筑项目平台"
+        builder.info["CFBundleExecutable"] = .string(builder.appName)
+        builder.signed = false
+        let input = try scratch.write("Finder.ipa", builder.bytes())
+        let output = scratch.path("Finder.signed.ipa")
+        let result = try Self.sign(input, output, scratch)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let entries = try ZipOracle.entries(output)
+        let app = "Payload/建筑项目平台.app/"
+        #expect(entries.contains { $0.nameString == app + "_CodeSignature/CodeResources" })
+        #expect(entries.filter { $0.flags & 0x0800 != 0 }.map(\.nameString) == [])
+        #expect(entries.allSatisfy { $0.nameString == "Payload/" || $0.nameString.hasPrefix(app) })
+    }
+
     /// isign's `Test.app` (Xcode 7.2, fat armv7 + arm64, iOS 9.2), re-signed with the test
     /// identity. Upstream trimmed the bundle: its old seal lists eight Swift dylibs and a profile
     /// that are not there. A re-signer seals what the bundle holds, as Apple's codesign does, so

@@ -44,6 +44,12 @@ public enum HostileArchives {
             $0.file("Payload/A.app/caf\u{00E9}.txt", "nfc")
             $0.file("Payload/A.app/cafe\u{0301}.txt", "nfd")
         })
+        add("case-only-twins", "ARCHIVE_CASE_COLLISION", with { $0.file("Payload/A.app/info.plist", "<plist/>") })
+        add("case-only-twin-folders", "ARCHIVE_CASE_COLLISION", with { $0.file("payload/A.app/Info.plist", "<plist/>") })
+        add("case-only-twins-non-ascii", "ARCHIVE_CASE_COLLISION", with {
+            $0.file("Payload/A.app/\u{00C9}t\u{00E9}.txt", "upper")
+            $0.file("Payload/A.app/e\u{0301}t\u{00E9}.txt", "lower, decomposed")
+        })
         add("file-and-folder", "ARCHIVE_DUPLICATE_NAME", with {
             $0.file("Payload/A.app/Frameworks", "file")
             $0.directory("Payload/A.app/Frameworks/")

@@ -3,6 +3,7 @@ import PNG
 /// Where an icon was found, named as the report's `icon.source`.
 public enum IconSource: String, Sendable, CaseIterable {
     case bundleIcons = "CFBundleIcons"
+    case bundleIconsIPad = "CFBundleIcons~ipad"
     case primaryIcon = "CFBundlePrimaryIcon"
     case iconFiles = "CFBundleIconFiles"
     case iconFile = "CFBundleIconFile"

@@ -6,10 +6,13 @@ import PropertyList
 
 /// Finds the app icon exactly as the README ("`icon`: how the icon is found") states:
 ///
-/// 1. Info.plist locations in order — `CFBundleIcons` (and `CFBundleIcons~ipad`), a top-level
-///    `CFBundlePrimaryIcon`, `CFBundleIconFiles`, `CFBundleIconFile`, `UINewsstandIcon`,
-///    `CFBundleDocumentTypes` — the first that yields an existing image in the main bundle's root
-///    wins; within a location the largest pixel area wins, ties going to the first listed.
+/// 1. Info.plist locations in order — `CFBundleIcons`, then `CFBundleIcons~ipad` (the other way
+///    round for an iPad-only app, `UIDeviceFamily` = [2]), a top-level `CFBundlePrimaryIcon`,
+///    `CFBundleIconFiles`, `CFBundleIconFile`, `UINewsstandIcon`, `CFBundleDocumentTypes` — the
+///    first that yields an existing square image in the main bundle's root wins; within a location
+///    the largest square wins, ties going to the first listed (an icon is square: launch images
+///    listed beside icons, as Cordova 3 does, are skipped). Within a `CFBundleIcons` location, a
+///    larger rendition of the icon set its `CFBundleIconName` names in `Assets.car` beats the PNGs.
 /// 2. A name matches itself, `name.png`, and `name` with `@2x`/`@3x` and `~ipad`/`~iphone`.
 /// 3. A location naming only missing files records each name and the search goes on.
 /// 4. Then `Icon.png`, `Icon-60@2x.png`, `Icon-72.png`, `Icon-76.png`, first present (not largest).
@@ -27,7 +30,11 @@ struct IconResolver {
         let source: IconSource
         /// The key path shown in the trace.
         let keyPath: String
+        /// Whether Info.plist has the key at all (an empty list is "present but empty").
+        let isPresent: Bool
         let names: [String]
+        /// The `CFBundleIconName` given beside the files, for the catalog comparison.
+        var iconSetName: String? = nil
     }
 
     struct Candidate {
@@ -41,14 +48,16 @@ struct IconResolver {
         let info = archive.app.info ?? PropertyListDictionary()
         let root = RootFiles(archive: archive)
 
-        for location in Self.locations(in: info) {
+        for location in Self.locations(in: info, iPadOnly: Set(archive.app.deviceFamilies) == [2]) {
             guard !location.names.isEmpty else {
-                result.trace.append("\(location.keyPath): not present")
+                result.trace.append("\(location.keyPath): \(location.isPresent ? "present but lists no file" : "not present")")
                 continue
             }
             var found: [Candidate] = []
             var missing: [MissingIconReference] = []
             var unreadable: [UnreadableIcon] = []
+            // Two names can resolve to one file ("Icon" and "Icon.png"): each file is a candidate once.
+            var seen: Set<String> = []
             for name in location.names {
                 let candidates = Self.candidateFileNames(for: name)
                 let present = candidates.filter { root.contains($0) }
@@ -61,8 +70,11 @@ struct IconResolver {
                     result.trace.append(line)
                     continue
                 }
-                for file in present {
+                for file in present where seen.insert(file).inserted {
                     switch root.header(of: file) {
+                    case .success(let header) where header.width != header.height:
+                        result.trace.append("\(location.keyPath): skipped \(file) (\(header.width)x\(header.height)): "
+                            + "not square, so not an icon (a launch image?)")
                     case .success(let header):
                         found.append(Candidate(path: root.path(file), name: file, header: header))
                     case .failure(let reason):
@@ -73,6 +85,12 @@ struct IconResolver {
             }
             if let best = Self.largest(found) {
                 let sizes = found.map { "\($0.name) \($0.header.width)x\($0.header.height)" }.joined(separator: ", ")
+                if let setName = location.iconSetName,
+                   let catalog = catalogIcon(named: setName, largerThan: best.header.pixelCount, keyPath: location.keyPath, into: &result) {
+                    result.trace.append("\(location.keyPath): chose the asset-catalog icon over the PNGs (\(sizes))")
+                    result.icon = catalog
+                    return result
+                }
                 result.trace.append("\(location.keyPath): chose \(best.name) (\(best.header.width)x\(best.header.height), "
                     + "\(best.header.isCgBI ? "CgBI" : "PNG")) among \(sizes)")
                 result.icon = ResolvedIcon(
@@ -112,14 +130,25 @@ struct IconResolver {
     // MARK: Step 5: the asset catalog
 
     private func resolveFromAssetCatalog(info: PropertyListDictionary, into result: inout IconResolution) {
-        let catalogPath = archive.app.path + "/Assets.car"
         guard let setName = Self.iconSetName(in: info) else {
             result.trace.append("assetCatalog: Info.plist names no icon set (CFBundleIconName)")
             return
         }
+        result.icon = catalogIcon(named: setName, largerThan: nil, keyPath: "assetCatalog", into: &result)
+        // A tvOS primary icon names the catalog's image stack, not a file: found there, it is not missing.
+        if result.icon != nil { result.missingReferences.removeAll { $0.name == setName } }
+    }
+
+    /// The largest rendition of the icon set `setName` in `Assets.car`, decoded; with
+    /// `largerThan`, only when the set has a rendition of more pixels than that (a loose PNG
+    /// found first), and nothing is decoded or reported unreadable otherwise.
+    private func catalogIcon(
+        named setName: String, largerThan area: Int?, keyPath: String, into result: inout IconResolution
+    ) -> ResolvedIcon? {
+        let catalogPath = archive.app.path + "/Assets.car"
         guard let entry = archive.entry(catalogPath), entry.kind == .file else {
-            result.trace.append("assetCatalog: CFBundleIconName is '\(setName)' but the app has no Assets.car")
-            return
+            if area == nil { result.trace.append("\(keyPath): CFBundleIconName is '\(setName)' but the app has no Assets.car") }
+            return nil
         }
         let catalog: AssetCatalog
         let zip = archive.archive.zip
@@ -130,15 +159,19 @@ struct IconResolver {
             limits.clock = zip.workClock()
             catalog = try AssetCatalog(bytes: zip.read(entry, maximumSize: .max), limits: limits)
         } catch {
-            result.noteUnreadable(UnreadableIcon(path: catalogPath, reason: AppArchive.describe(error)))
-            result.trace.append("assetCatalog: Assets.car cannot be read (\(AppArchive.describe(error)))")
-            return
+            result.trace.append("\(keyPath): Assets.car cannot be read (\(AppArchive.describe(error)))")
+            if area == nil { result.noteUnreadable(UnreadableIcon(path: catalogPath, reason: AppArchive.describe(error))) }
+            return nil
         }
         let iPadOnly = Set(archive.app.deviceFamilies) == [2]
         do {
             let formatLimit = AssetCatalog.Limits().maximumPixels
-            if let set = catalog.facet(named: setName),
-               let largest = catalog.renditions(of: set).map(\.area).filter({ $0 <= formatLimit }).max() {
+            let set = catalog.facet(named: setName)
+            let largest = set.flatMap { catalog.renditions(of: $0).map(\.area).filter({ $0 <= formatLimit }).max() }
+            if let area {
+                guard let largest, largest > area else { return nil }
+            }
+            if let largest {
                 // Decoding holds the rendition as RGBA: refuse the input rather than skip an icon
                 // that fits the format (beyond it, the rendition is damage, skipped with its code)
                 // but not the memory limit.
@@ -146,47 +179,56 @@ struct IconResolver {
                 try zip.reserveMemory(overflow ? .max : bytes, for: "the largest rendition of '\(catalogPath)#\(setName)', decoded,")
             }
             guard let selection = try catalog.appIcon(named: setName, iPadOnly: iPadOnly) else {
-                result.trace.append("assetCatalog: Assets.car has no bitmap icon set named '\(setName)'")
-                return
+                result.trace.append("\(keyPath): Assets.car has no bitmap icon set named '\(setName)'")
+                return nil
             }
             let rendition = selection.rendition
             let image = selection.image
+            if let area, image.width * image.height <= area { return nil }
             for candidate in selection.candidates {
                 if case .notExtractable(let code, let reason) = candidate.verdict {
-                    result.trace.append("assetCatalog: skipped rendition '\(candidate.rendition.name)' "
+                    result.trace.append("\(keyPath): skipped rendition '\(candidate.rendition.name)' "
                         + "(\(candidate.rendition.width)x\(candidate.rendition.height)): \(code): \(reason)")
                 }
             }
-            result.trace.append("assetCatalog: chose rendition '\(rendition.name)' (\(image.width)x\(image.height)) "
-                + "of icon set '\(setName)' among \(selection.candidates.count) rendition(s)"
+            result.trace.append("\(keyPath): chose rendition '\(rendition.name)' (\(image.width)x\(image.height)) "
+                + "of icon set '\(setName)' in Assets.car among \(selection.candidates.count) rendition(s)"
                 + (selection.usedFallbackIdiom ? ", from another idiom as none matched" : ""))
-            result.icon = ResolvedIcon(
+            return ResolvedIcon(
                 path: catalogPath + "#" + rendition.name, source: .assetCatalog, width: image.width,
                 height: image.height, format: .assetCatalog, assetImage: image)
         } catch {
-            result.noteUnreadable(UnreadableIcon(path: catalogPath, reason: AppArchive.describe(error)))
-            result.trace.append("assetCatalog: the icon set '\(setName)' cannot be extracted (\(AppArchive.describe(error)))")
+            result.trace.append("\(keyPath): the icon set '\(setName)' cannot be extracted (\(AppArchive.describe(error)))")
+            if area == nil { result.noteUnreadable(UnreadableIcon(path: catalogPath, reason: AppArchive.describe(error))) }
+            return nil
         }
     }
 
     /// `CFBundleIconName` from `CFBundleIcons` (or `~ipad`) → `CFBundlePrimaryIcon`, or top level.
+    /// A tvOS app's `CFBundlePrimaryIcon` is a plain string naming an image stack (or icon set)
+    /// in `Assets.car`: used when no icon set is named otherwise.
     static func iconSetName(in info: PropertyListDictionary) -> String? {
         for key in ["CFBundleIcons", "CFBundleIcons~ipad"] {
             if let name = info[key]?["CFBundlePrimaryIcon"]?["CFBundleIconName"]?.string { return name }
         }
         return info["CFBundlePrimaryIcon"]?["CFBundleIconName"]?.string ?? info["CFBundleIconName"]?.string
+            ?? info["CFBundleIcons"]?["CFBundlePrimaryIcon"]?.string ?? info["CFBundlePrimaryIcon"]?.string
     }
 
     // MARK: Locations and names
 
-    static func locations(in info: PropertyListDictionary) -> [Location] {
+    static func locations(in info: PropertyListDictionary, iPadOnly: Bool = false) -> [Location] {
         func files(of icon: PropertyListValue?) -> [String] {
             guard let icon else { return [] }
             if let name = icon.string { return [name] }  // tvOS/visionOS: a plain string
             return icon["CFBundleIconFiles"]?.stringArray ?? []
         }
-        let primary = files(of: info["CFBundleIcons"]?["CFBundlePrimaryIcon"])
-            + files(of: info["CFBundleIcons~ipad"]?["CFBundlePrimaryIcon"])
+        func bundleIcons(_ key: String, _ source: IconSource) -> Location {
+            let primary = info[key]?["CFBundlePrimaryIcon"]
+            return Location(
+                source: source, keyPath: "\(key) > CFBundlePrimaryIcon", isPresent: primary != nil,
+                names: unique(files(of: primary)), iconSetName: primary?["CFBundleIconName"]?.string)
+        }
         let newsstand = (info["UINewsstandIcon"]?["CFBundleIconFiles"]?.stringArray ?? [])
             + (info["CFBundleIcons"]?["UINewsstandIcon"]?["CFBundleIconFiles"]?.stringArray ?? [])
         var documents: [String] = []
@@ -194,13 +236,21 @@ struct IconResolver {
             documents += type["CFBundleTypeIconFiles"]?.stringArray ?? []
             if let single = type["CFBundleTypeIconFile"]?.string { documents.append(single) }
         }
-        return [
-            Location(source: .bundleIcons, keyPath: "CFBundleIcons > CFBundlePrimaryIcon", names: unique(primary)),
-            Location(source: .primaryIcon, keyPath: "CFBundlePrimaryIcon", names: unique(files(of: info["CFBundlePrimaryIcon"]))),
-            Location(source: .iconFiles, keyPath: "CFBundleIconFiles", names: unique(info["CFBundleIconFiles"]?.stringArray ?? [])),
-            Location(source: .iconFile, keyPath: "CFBundleIconFile", names: unique(info["CFBundleIconFile"]?.stringArray ?? [])),
-            Location(source: .newsstandIcon, keyPath: "UINewsstandIcon > CFBundleIconFiles", names: unique(newsstand)),
-            Location(source: .documentTypes, keyPath: "CFBundleDocumentTypes > CFBundleTypeIconFiles", names: unique(documents)),
+        // iPad entries are their own location, after the iPhone one (first for an iPad-only app).
+        var bundleLocations = [bundleIcons("CFBundleIcons", .bundleIcons), bundleIcons("CFBundleIcons~ipad", .bundleIconsIPad)]
+        if iPadOnly { bundleLocations.reverse() }
+        return bundleLocations + [
+            Location(source: .primaryIcon, keyPath: "CFBundlePrimaryIcon", isPresent: info["CFBundlePrimaryIcon"] != nil,
+                     names: unique(files(of: info["CFBundlePrimaryIcon"]))),
+            Location(source: .iconFiles, keyPath: "CFBundleIconFiles", isPresent: info["CFBundleIconFiles"] != nil,
+                     names: unique(info["CFBundleIconFiles"]?.stringArray ?? [])),
+            Location(source: .iconFile, keyPath: "CFBundleIconFile", isPresent: info["CFBundleIconFile"] != nil,
+                     names: unique(info["CFBundleIconFile"]?.stringArray ?? [])),
+            Location(source: .newsstandIcon, keyPath: "UINewsstandIcon > CFBundleIconFiles",
+                     isPresent: info["UINewsstandIcon"] != nil || info["CFBundleIcons"]?["UINewsstandIcon"] != nil,
+                     names: unique(newsstand)),
+            Location(source: .documentTypes, keyPath: "CFBundleDocumentTypes > CFBundleTypeIconFiles",
+                     isPresent: info["CFBundleDocumentTypes"] != nil, names: unique(documents)),
         ]
     }
 

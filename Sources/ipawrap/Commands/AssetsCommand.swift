@@ -3,12 +3,13 @@ import ArgumentParser
 import AssetCatalog
 import FormatSupport
 import Foundation
+import IPAArchive
 
 struct AssetsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "assets",
         abstract: "Read the app's compiled asset catalog (Assets.car).",
-        subcommands: [List.self]
+        subcommands: [List.self, Extract.self]
     )
 
     struct List: ParsableCommand {
@@ -16,10 +17,11 @@ struct AssetsCommand: ParsableCommand {
             abstract: "List the facets and renditions of the app's Assets.car.",
             discussion: """
                 Shows every rendition with its size, scale, idiom, pixel format, compression and whether \
-                ipawrap can extract it. Exit codes: 0 listed, 1 the app has no Assets.car, 65 bad input, 74 I/O.
+                ipawrap can extract it. The input is an .ipa (its app's Assets.car) or a bare Assets.car file. \
+                Exit codes: 0 listed, 1 the app has no Assets.car, 65 bad input, 74 I/O.
                 """)
 
-        @Argument(help: "The .ipa whose app catalog to list.")
+        @Argument(help: "The .ipa whose app catalog to list, or an Assets.car file.")
         var ipa: String
 
         @Flag(help: "Print the listing as JSON.")
@@ -29,21 +31,7 @@ struct AssetsCommand: ParsableCommand {
 
         func run() throws {
             let found = try reportingErrors(json: json ? ipa : nil) {
-                let archive = try AppArchive(path: ipa, limits: limits.limits)
-                let path = archive.app.path + "/Assets.car"
-                guard let bytes = try archive.read(path, maximumSize: .max) else {  // within --max-memory
-                    Terminal.standardError("ipawrap: \(ipa): the app has no Assets.car")
-                    return false
-                }
-                var catalogLimits = AssetCatalog.Limits()
-                catalogLimits.clock = archive.archive.zip.workClock()
-                let catalog: AssetCatalog
-                do {
-                    catalog = try inLocation("\(ipa): \(path)") { try AssetCatalog(bytes: bytes, limits: catalogLimits) }
-                } catch {
-                    try archive.checkLimits()
-                    throw error
-                }
+                guard let (path, catalog) = try AssetsCommand.catalog(in: ipa, limits: limits.limits) else { return false }
                 let rows = catalog.renditions.map { Row(rendition: $0, facet: catalog.facet(of: $0)?.name) }
                 if json {
                     let encoder = JSONEncoder()
@@ -62,6 +50,81 @@ struct AssetsCommand: ParsableCommand {
             }
             if !found { throw ExitCode(1) }
         }
+    }
+
+    struct Extract: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write one rendition of an Assets.car (in an .ipa, or a bare file) as a PNG.",
+            discussion: """
+                NAME is a rendition's name (as `assets list` shows it) or a facet's name, for its largest \
+                rendition. Bitmaps are decoded (LZFSE, LZVN, zlib) and written as standard PNGs; stored PNGs as \
+                they are. Exit codes: 0 written, 1 no such rendition or no Assets.car, 65 bad input or a \
+                rendition that cannot be extracted, 74 I/O.
+                """)
+
+        @Argument(help: "The .ipa whose app catalog to read, or an Assets.car file.")
+        var input: String
+
+        @Argument(help: "The rendition or facet name.")
+        var name: String
+
+        @Option(name: [.short, .customLong("output")], help: "Where to write the PNG.")
+        var output: String
+
+        @OptionGroup var limits: ArchiveLimitOptions
+
+        func run() throws {
+            let written = try reportingErrors {
+                guard let (path, catalog) = try AssetsCommand.catalog(in: input, limits: limits.limits) else { return false }
+                let byFacet = catalog.facet(named: name).map { catalog.renditions(of: $0).max { $0.area < $1.area } } ?? nil
+                guard let rendition = catalog.renditions.first(where: { $0.name == name }) ?? byFacet else {
+                    Terminal.standardError("ipawrap: \(path): no rendition or facet named '\(name)' (see ipawrap assets list)")
+                    return false
+                }
+                let png = try catalog.pngFile(for: rendition)
+                let file = try AtomicOutputFile(destination: output)
+                try file.write(png, at: 0)
+                try file.commit(length: UInt64(png.count), synchronize: false)
+                print("Wrote \(output) (\(rendition.width)x\(rendition.height)) from \(path)#\(rendition.name)")
+                return true
+            }
+            if !written { throw ExitCode(1) }
+        }
+    }
+
+    /// The catalog of an .ipa's app, or of a bare Assets.car file, with the path it is named by;
+    /// nil (after saying so) when the app has none.
+    static func catalog(in input: String, limits: ArchiveLimits) throws -> (String, AssetCatalog)? {
+        if let bare = try bareCatalog(at: input, limit: limits.maximumMemory) {
+            return (input, try inLocation(input) { try AssetCatalog(bytes: bare) })
+        }
+        let archive = try AppArchive(path: input, limits: limits)
+        let path = archive.app.path + "/Assets.car"
+        guard let bytes = try archive.read(path, maximumSize: .max) else {  // within --max-memory
+            Terminal.standardError("ipawrap: \(input): the app has no Assets.car")
+            return nil
+        }
+        var catalogLimits = AssetCatalog.Limits()
+        catalogLimits.clock = archive.archive.zip.workClock()
+        do {
+            return (path, try inLocation("\(input): \(path)") { try AssetCatalog(bytes: bytes, limits: catalogLimits) })
+        } catch {
+            // A catalog stopped by the time limit is the archive's ARCHIVE_TIME_LIMIT line.
+            try archive.checkLimits()
+            throw error
+        }
+    }
+
+    /// The whole file when it is a compiled asset catalog (a BOM store, magic `BOMStore`) and
+    /// not a zip archive; nil otherwise. Larger than `limit` is the memory-limit error.
+    static func bareCatalog(at path: String, limit: UInt64) throws -> [UInt8]? {
+        // Not readable here (a folder, a missing file): the archive reader gives the error.
+        guard let source = try? FileByteSource(path: path), source.size >= 8,
+              try source.read(offset: 0, count: 8) == Array("BOMStore".utf8) else { return nil }
+        guard source.size <= limit else {
+            throw ArchiveError.memoryLimit(archive: path, what: "the catalog", size: source.size, limit: limit)
+        }
+        return try source.read(offset: 0, count: Int(source.size))
     }
 
     struct Listing: Encodable {

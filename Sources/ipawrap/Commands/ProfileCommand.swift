@@ -18,8 +18,8 @@ struct ProfileShowCommand: ParsableCommand {
         discussion: """
             The CMS container is read with BER rules (indefinite lengths and chunked content are fine); \
             the signature is not verified. Findings (wildcard App ID, expiry, platform, certificates) are \
-            listed but do not change the exit status. Exit codes: 0 decoded, 65 not a readable profile, \
-            74 the file cannot be read.
+            listed; they change the exit status only with --check. Exit codes: 0 decoded, 1 with --check \
+            when a finding is an error at --at or now, 65 not a readable profile, 74 the file cannot be read.
             """
     )
 
@@ -31,6 +31,9 @@ struct ProfileShowCommand: ParsableCommand {
 
     @Flag(help: "Report a wildcard App ID as a warning instead of an error.")
     var allowWildcard = false
+
+    @Flag(help: "Use the profile as a gate: exit 1 when any finding is an error (e.g. expired at --at or now).")
+    var check = false
 
     @Option(name: .customLong("at"), help: ArgumentHelp(
         "Judge expiry at this date (YYYY-MM-DD or ISO 8601) instead of now.", valueName: "date"))
@@ -45,6 +48,7 @@ struct ProfileShowCommand: ParsableCommand {
             let profile = try ProvisioningProfile(contentsOfFile: file)
             let summary = ProfileSummary(profile, file: file, now: try parsedDate() ?? Date(), allowWildcard: allowWildcard)
             print(json ? try Self.json(summary) : Self.text(summary))
+            if check && summary.findings.contains(where: { $0.severity == .error }) { throw ExitCode(1) }
         }
     }
 

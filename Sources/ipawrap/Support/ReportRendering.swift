@@ -1,3 +1,4 @@
+import AppBundle
 import Checks
 import Foundation
 
@@ -83,7 +84,12 @@ enum ReportRendering {
         var title = style.bold(name)
         if let id = app.bundleId { title += "  \(id)" }
         if let version = app.version { title += "  \(version)" + (app.build.map { " (\($0))" } ?? "") }
-        if let minimum = app.minimumOS { title += "  iOS \(minimum)+" }
+        let platform = AppPlatform(rawValue: app.platform) ?? .iOS
+        if let minimum = app.minimumOS {
+            title += "  \(platform.osName) \(minimum)+" + (platform == .iPadOSOnly ? " (iPad only)" : "")
+        } else if platform != .iOS {
+            title += "  \(platform.rawValue)"
+        }
         lines.append(title)
         lines.append(row("Archive", "\(report.input.path), \(report.input.entries) entries, \(report.input.size) bytes"
             + (report.input.sha256.map { ", sha256 \($0)" } ?? "")))
@@ -93,8 +99,8 @@ enum ReportRendering {
         }
         if let executable = app.executable {
             var text = "\(executable.path.split(separator: "/").last ?? "")  \(executable.architectures.joined(separator: ", "))"
-            if let minOS = executable.minOS { text += "  min iOS \(minOS)" }
-            if let sdk = executable.sdk { text += ", SDK \(sdk)" }
+            if let minOS = executable.minOS { text += "  min \(platform.osName) \(minOS)" }
+            if executable.minOS != nil { text += ", SDK \(executable.sdk ?? "unknown")" }
             text += executable.encrypted ? "  " + style.red("App Store encrypted") : "  not encrypted"
             lines.append(row("Executable", text))
         }
