@@ -62,9 +62,7 @@ struct ProfileShowCommand: ParsableCommand {
     }
 
     static func json(_ summary: ProfileSummary) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(summary), as: UTF8.self)
+        try ReportRendering.json(summary)
     }
 
     static func text(_ summary: ProfileSummary, style: Style = .standardOutput) -> String {

@@ -52,9 +52,7 @@ struct VerifyCommand: ParsableCommand {
     }
 
     static func json(_ report: VerificationReport) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(report), as: UTF8.self)
+        try ReportRendering.json(report)
     }
 
     static func text(_ report: VerificationReport, style: Style = .standardOutput) -> String {

@@ -49,10 +49,8 @@ struct JSONErrorReport: Encodable {
     }
 
     func print() {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(self) else { return }
-        Swift.print(String(decoding: data, as: UTF8.self))
+        guard let text = try? ReportRendering.json(self) else { return }
+        Swift.print(text)
     }
 }
 

@@ -21,10 +21,11 @@ enum ReportRendering {
         }
     }
 
-    static func json(_ report: Report) throws -> String {
+    /// The one JSON form of every `--json` output: pretty, keys sorted, slashes unescaped.
+    static func json(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(report), as: UTF8.self)
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
     /// The report for people. Every string from the app (names, paths, messages quoting

@@ -60,9 +60,7 @@ enum SARIFRendering {
             tool: ToolHolder(driver: Driver(name: tool.name, version: tool.version, rules: rules)),
             artifacts: artifacts, results: results,
             invocations: [Invocation(executionSuccessful: notifications.isEmpty, toolExecutionNotifications: notifications)])])
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(log), as: UTF8.self)
+        return try ReportRendering.json(log)
     }
 
     static func level(_ severity: Severity) -> String {
