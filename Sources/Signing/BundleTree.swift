@@ -179,9 +179,11 @@ struct BundleTree {
         for path in changed.sorted() where !added.contains(path) {
             guard case .bytes(let bytes)? = nodes[path] else { continue }
             let existing = archive.entry(named: path)
+            // An entry deflate did not shrink (random or encrypted bytes) is stored, not deflated
+            // again for nothing (the encoder would store it after trying).
             additions.append(ArchiveEdits.Addition(
                 name: path, content: .bytes(bytes), permissions: existing?.permissions,
-                stored: existing.map { $0.method == 0 } ?? false))
+                stored: existing.map { $0.method == 0 || $0.compressedSize >= $0.uncompressedSize } ?? false))
         }
         return ArchiveEdits(additions: additions, removals: original.removals, replacesInPlace: true)
     }
