@@ -1,6 +1,7 @@
 import Checks
 import FormatSupport
 import Foundation
+import Reporting
 
 /// What happened to one input of a batch.
 public struct BatchResult: Sendable {
@@ -147,8 +148,6 @@ public struct BatchRecord: Codable, Sendable, Equatable {
 
     /// The record as one line of JSON (sorted keys, no newline inside), ending in a newline.
     public func jsonLine() throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(self)) + [UInt8(ascii: "\n")]
+        try ReportJSON.bytes(self, .compact)
     }
 }

@@ -1,6 +1,7 @@
 import Checks
 import FormatSupport
 import Foundation
+import Reporting
 import XMLSupport
 
 /// The diagnostics page of a batch (`--report report.html`): one self-contained file, no network

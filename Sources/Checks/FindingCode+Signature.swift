@@ -1,3 +1,4 @@
+import Reporting
 import Verification
 
 extension FindingCode {

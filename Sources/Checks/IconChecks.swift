@@ -1,4 +1,5 @@
 import AppBundle
+import Reporting
 
 /// Icon findings and the report's `icon` section (README, "`icon`: how the icon is found").
 enum IconChecks {

@@ -2,6 +2,7 @@ import AppBundle
 import Crypto
 import FormatSupport
 import IPAArchive
+import Reporting
 import Verification
 
 /// The result of inspecting an IPA: the report, and the model it was built from (so `wrap` can

@@ -6,6 +6,7 @@ import IPAArchive
 import MachO
 import PropertyList
 import ProvisioningProfile
+import Reporting
 
 /// Where a bundle's profile came from (the report's `profiles[].source`).
 public enum ProfileSource: String, Sendable, Codable {

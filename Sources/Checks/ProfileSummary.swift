@@ -6,6 +6,7 @@ import IPAArchive
 import MachO
 import PropertyList
 import ProvisioningProfile
+import Reporting
 
 /// `ipawrap profile show --json`: a decoded profile, field for field, and its findings. Dates are
 /// ISO 8601 UTC; absent fields are `null`, never left out.

@@ -2,6 +2,7 @@ import Batch
 import Checks
 import Foundation
 import PNG
+import Reporting
 import Testing
 import TestSupport
 import XMLSupport

@@ -1,6 +1,7 @@
 import Checks
 import FormatSupport
 import Foundation
+import Reporting
 import Testing
 import TestSupport
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Checks
 import Foundation
 import ProvisioningProfile
+import Reporting
 
 struct ProfileCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -62,7 +63,7 @@ struct ProfileShowCommand: ParsableCommand {
     }
 
     static func json(_ summary: ProfileSummary) throws -> String {
-        try ReportRendering.json(summary)
+        try ReportJSON.string(summary)
     }
 
     static func text(_ summary: ProfileSummary, style: Style = .standardOutput) -> String {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Checks
 import Foundation
+import Reporting
 import Verification
 
 struct VerifyCommand: ParsableCommand {
@@ -52,7 +53,7 @@ struct VerifyCommand: ParsableCommand {
     }
 
     static func json(_ report: VerificationReport) throws -> String {
-        try ReportRendering.json(report)
+        try ReportJSON.string(report)
     }
 
     static func text(_ report: VerificationReport, style: Style = .standardOutput) -> String {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Checks
 import FormatSupport
 import Foundation
+import Reporting
 
 /// Runs a command body and turns every failure into one sentence on stderr and the exit status
 /// of the command-line contract: 64 usage, 65 bad input, 74 I/O, 70 for an internal error.
@@ -49,7 +50,7 @@ struct JSONErrorReport: Encodable {
     }
 
     func print() {
-        guard let text = try? ReportRendering.json(self) else { return }
+        guard let text = try? ReportJSON.string(self) else { return }
         Swift.print(text)
     }
 }

@@ -1,4 +1,5 @@
 import Checks
+import Reporting
 import XMLSupport
 
 /// Renders reports as JUnit XML (`--report-format junit`), for CI test-result views: one

@@ -1,6 +1,7 @@
 import AppBundle
 import Checks
 import Foundation
+import Reporting
 
 /// Renders reports: JSON for pipelines (sorted keys, so the same report gives the same bytes),
 /// and a short text form for people.
@@ -9,7 +10,7 @@ enum ReportRendering {
     /// written (on standard error beside JSON), else which error findings stopped it.
     static func printOutcome(_ report: Report, json: Bool, input: String, summary: String?, notDone: String) throws {
         if json {
-            print(try ReportRendering.json(report))
+            print(try ReportJSON.string(report))
         } else {
             print(ReportRendering.text(report))
         }
@@ -19,13 +20,6 @@ enum ReportRendering {
             let errors = report.findings.filter { $0.severity == .error }.map(\.code)
             Terminal.standardError("ipawrap: \(input): \(notDone) because of \(errors.joined(separator: ", ")); nothing was written")
         }
-    }
-
-    /// The one JSON form of every `--json` output: pretty, keys sorted, slashes unescaped.
-    static func json(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
     /// The report for people. Every string from the app (names, paths, messages quoting
@@ -42,7 +36,7 @@ enum ReportRendering {
     /// `report` with every control character in its strings replaced by its `\u{1B}` form (JSON
     /// keeps them as JSON escapes; this is for text), or nil if it does not read back.
     static func escapingControlCharacters(_ report: Report) -> Report? {
-        guard let encoded = try? JSONEncoder().encode(report) else { return nil }
+        guard let encoded = try? ReportJSON.encoder(.compact).encode(report) else { return nil }
         let json = String(decoding: encoded, as: UTF8.self)
         // Compact JSON has control characters only inside strings, as \n, \t... or \u00XX
         // escapes; C1 controls and DEL appear raw.
@@ -75,7 +69,7 @@ enum ReportRendering {
                 output.append(scalar)
             }
         }
-        return try? JSONDecoder().decode(Report.self, from: Data(String(output).utf8))
+        return try? ReportJSON.decoder().decode(Report.self, from: Data(String(output).utf8))
     }
 
     private static func unescapedText(_ report: Report, style: Style) -> String {

@@ -1,4 +1,5 @@
 import Checks
+import Reporting
 
 /// One input of a CI report (`--report-format sarif|junit`): its report, or why it has none.
 struct ReportSubject: Sendable {

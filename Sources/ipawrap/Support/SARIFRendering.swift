@@ -1,5 +1,6 @@
 import Checks
 import Foundation
+import Reporting
 
 /// Renders reports as SARIF 2.1.0 (`--report-format sarif`), for code scanning: one run, one rule
 /// per code of the finding catalogue (its summary as description, its remedy as help), one result
@@ -60,7 +61,7 @@ enum SARIFRendering {
             tool: ToolHolder(driver: Driver(name: tool.name, version: tool.version, rules: rules)),
             artifacts: artifacts, results: results,
             invocations: [Invocation(executionSuccessful: notifications.isEmpty, toolExecutionNotifications: notifications)])])
-        return try ReportRendering.json(log)
+        return try ReportJSON.string(log)
     }
 
     static func level(_ severity: Severity) -> String {

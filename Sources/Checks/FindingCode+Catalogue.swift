@@ -1,0 +1,25 @@
+import Reporting
+
+/// The catalogue: every code of every area of checks.
+extension FindingCode {
+    /// Every code, by area: the catalogue the README, SARIF rules and JUnit test cases come from.
+    public static var areas: [(name: String, codes: [FindingCode])] {
+        [("icon", iconCodes), ("bundle", bundleCodes), ("profile", profileCodes), ("binary", binaryCodes),
+         ("wrap", wrapCodes), ("signature", signatureCodes)]
+    }
+
+    /// Every code, by area.
+    public static var all: [FindingCode] {
+        areas.flatMap(\.codes)
+    }
+
+    /// The area of checks that reports `rawValue` (see `areas`), or nil for a code not in the catalogue.
+    public static func area(of rawValue: String) -> String? {
+        areas.first { $0.codes.contains { $0.rawValue == rawValue } }?.name
+    }
+
+    /// The code with this raw value.
+    public static func named(_ rawValue: String) -> FindingCode? {
+        all.first { $0.rawValue == rawValue }
+    }
+}
