@@ -114,7 +114,7 @@ let package = Package(
         // profile consistency), entries streamed once on two workers.
         .target(
             name: "Verification",
-            dependencies: ["AppBundle", "CodeSignature", "CMS", "FormatSupport", "IPAArchive", "MachO", "PropertyList",
+            dependencies: ["Reporting", "AppBundle", "CodeSignature", "CMS", "FormatSupport", "IPAArchive", "MachO", "PropertyList",
                            "ProvisioningProfile"] + certificateLibraries,
             swiftSettings: strict),
 

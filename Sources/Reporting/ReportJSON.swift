@@ -1,4 +1,5 @@
 import Foundation
+import PropertyList
 
 /// The one JSON configuration of ipawrap's output: keys sorted (the same value gives the same
 /// bytes), slashes unescaped, dates as ISO 8601 in UTC to the second. Every `--json` output is
@@ -13,6 +14,10 @@ public enum ReportJSON {
     /// An encoder with this configuration.
     public static func encoder(_ layout: Layout = .pretty) -> JSONEncoder {
         let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(timestamp(date))
+        }
         encoder.outputFormatting = layout == .pretty
             ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return encoder
@@ -20,7 +25,22 @@ public enum ReportJSON {
 
     /// A decoder that reads what `encoder` writes.
     public static func decoder() -> JSONDecoder {
-        JSONDecoder()
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = PropertyListDate(iso8601: text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO 8601 date: \(text)")
+            }
+            return Date(timeIntervalSince1970: date.secondsSince1970)
+        }
+        return decoder
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ`, in UTC, rounded down to the second: how every report writes a
+    /// date, in JSON and in text.
+    public static func timestamp(_ date: Date) -> String {
+        PropertyListDate(secondsSince1970: date.timeIntervalSince1970).iso8601
     }
 
     /// `value` in the pretty form, without a final newline (as `print` adds one).

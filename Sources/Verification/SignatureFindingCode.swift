@@ -1,3 +1,5 @@
+import Reporting
+
 /// How serious a verification finding is: an error means a signature that will not hold on a
 /// device; a warning is worth knowing (an expired certificate does not break a seal).
 public enum SignatureSeverity: String, Codable, Sendable, CaseIterable {
@@ -98,8 +100,8 @@ public struct SignatureFinding: Codable, Sendable, Equatable, Hashable {
     public var severity: SignatureSeverity
     public var message: String
     /// The archive path the finding is about (a file for seal findings, else the bundle or Mach-O).
-    public var path: String?
-    public var remedy: String?
+    @ExplicitNull public var path: String?
+    @ExplicitNull public var remedy: String?
 
     public init(_ code: SignatureFindingCode, _ message: String, path: String?) {
         self.code = code.rawValue
@@ -107,18 +109,5 @@ public struct SignatureFinding: Codable, Sendable, Equatable, Hashable {
         self.message = message
         self.path = path
         remedy = code.remedy
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case code, severity, message, path, remedy
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(code, forKey: .code)
-        try container.encode(severity, forKey: .severity)
-        try container.encode(message, forKey: .message)
-        try container.encode(path, forKey: .path)
-        try container.encode(remedy, forKey: .remedy)
     }
 }

@@ -57,7 +57,7 @@ struct VerifyCommand: ParsableCommand {
     }
 
     static func text(_ report: VerificationReport, style: Style = .standardOutput) -> String {
-        var lines: [String] = [style.bold("Signatures") + "  \(Terminal.escaped(report.input)), certificates judged at \(report.verifiedAt)"]
+        var lines: [String] = [style.bold("Signatures") + "  \(Terminal.escaped(report.input)), certificates judged at \(ReportJSON.timestamp(report.verifiedAt))"]
         for bundle in report.bundles {
             let state = !bundle.signed ? style.red("unsigned") : bundle.intact ? style.green("intact") : style.red("broken")
             var text = "  \(bundle.kind.padding(toLength: 9, withPad: " ", startingAt: 0)) \(Terminal.escaped(bundle.path))  \(state)"
@@ -71,7 +71,7 @@ struct VerifyCommand: ParsableCommand {
             }
             lines.append(text)
             if let certificate = bundle.certificate {
-                lines.append("            " + style.dim("signed by \(Terminal.escaped(certificate.commonName ?? certificate.subject)), expires \(certificate.notValidAfter)"))
+                lines.append("            " + style.dim("signed by \(Terminal.escaped(certificate.commonName ?? certificate.subject)), expires \(ReportJSON.timestamp(certificate.notValidAfter))"))
             }
         }
         lines.append("")

@@ -79,7 +79,7 @@ enum ReportRendering {
         var title = style.bold(name)
         if let id = app.bundleId { title += "  \(id)" }
         if let version = app.version { title += "  \(version)" + (app.build.map { " (\($0))" } ?? "") }
-        let platform = AppPlatform(rawValue: app.platform) ?? .iOS
+        let platform = app.platform
         if let minimum = app.minimumOS {
             title += "  \(platform.osName) \(minimum)+" + (platform == .iPadOSOnly ? " (iPad only)" : "")
         } else if platform != .iOS {
@@ -88,7 +88,7 @@ enum ReportRendering {
         lines.append(title)
         lines.append(row("Archive", "\(report.input.path), \(report.input.entries) entries, \(report.input.size) bytes"
             + (report.input.sha256.map { ", sha256 \($0)" } ?? "")))
-        lines.append(row("App", "\(app.path) (Info.plist: \(app.infoPlistFormat))"))
+        lines.append(row("App", "\(app.path) (Info.plist: \(app.infoPlistFormat.rawValue))"))
         if !report.input.rootItems.isEmpty {
             lines.append(row("Beside app", report.input.rootItems.joined(separator: ", ")))
         }
@@ -100,17 +100,17 @@ enum ReportRendering {
             lines.append(row("Executable", text))
         }
         if let icon = report.icon {
-            lines.append(row("Icon", "\(icon.path)  \(icon.width)x\(icon.height) \(icon.format), from \(icon.source)"))
+            lines.append(row("Icon", "\(icon.path)  \(icon.width)x\(icon.height) \(icon.format.rawValue), from \(icon.source.rawValue)"))
         } else {
             lines.append(row("Icon", style.red("none")))
         }
-        if let signature = report.bundles.first(where: { $0.kind == "app" })?.signature {
+        if let signature = report.bundles.first(where: { $0.kind == .app })?.signature {
             lines.append(row("Signature", describe(signature)))
         }
-        let nested = report.bundles.filter { $0.kind != "app" }
+        let nested = report.bundles.filter { $0.kind != .app }
         lines.append(row("Bundles", nested.isEmpty ? "no nested bundles" : "\(nested.count) nested"))
         for bundle in nested {
-            lines.append("    \(bundle.kind.padding(toLength: 9, withPad: " ", startingAt: 0)) \(bundle.path)"
+            lines.append("    \(bundle.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(bundle.path)"
                 + (bundle.bundleId.map { "  \($0)" } ?? "") + (bundle.version.map { "  \($0)" } ?? "")
                 + (bundle.signature.map { "  (\(describe($0)))" } ?? ""))
         }
@@ -119,9 +119,9 @@ enum ReportRendering {
         }
         for profile in report.profiles {
             var text = "\(profile.bundlePath.split(separator: "/").last ?? ""): \(profile.appIdentifier ?? "?")"
-            if let kind = profile.kind { text += ", \(kind)" }
-            if let expiry = profile.expirationDate { text += ", expires \(expiry)" }
-            text += " (\(profile.source))"
+            if let kind = profile.kind { text += ", \(kind.rawValue)" }
+            if let expiry = profile.expirationDate { text += ", expires \(ReportJSON.timestamp(expiry))" }
+            text += " (\(profile.source.rawValue))"
             lines.append(row("Profile", text))
         }
         lines.append("")
@@ -153,7 +153,7 @@ enum ReportRendering {
         if let cdhash = signature.cdhash { parts.append("cdhash \(cdhash)") }
         if !signature.hashTypes.isEmpty { parts.append(signature.hashTypes.joined(separator: "+")) }
         if let subject = signature.certificateSubject {
-            parts.append("by \(subject)" + (signature.certificateExpiry.map { " (expires \($0))" } ?? ""))
+            parts.append("by \(subject)" + (signature.certificateExpiry.map { " (expires \(ReportJSON.timestamp($0)))" } ?? ""))
         }
         return parts.joined(separator: ", ")
     }
