@@ -18,17 +18,7 @@ public struct BatchResult: Sendable {
     }
 
     /// Why an input failed without a report (exit 64, 65, 74 or 70).
-    public struct Failure: Codable, Sendable, Equatable {
-        /// The error's stable code, e.g. `ARCHIVE_NOT_ZIP`.
-        public var code: String
-        /// One sentence naming the file and what is wrong.
-        public var message: String
-
-        public init(code: String, message: String) {
-            self.code = code
-            self.message = message
-        }
-    }
+    public typealias Failure = InputFailure
 
     public let input: BatchInput
     public let status: Status

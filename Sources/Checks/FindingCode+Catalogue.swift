@@ -23,3 +23,17 @@ extension FindingCode {
         all.first { $0.rawValue == rawValue }
     }
 }
+
+extension SARIFRendering {
+    /// The SARIF log with the whole catalogue as its rules.
+    public static func render(_ subjects: [ReportSubject], tool: Report.Tool) throws -> String {
+        try render(subjects, tool: tool, catalogue: FindingCode.all)
+    }
+}
+
+extension JUnitRendering {
+    /// The JUnit report with a testcase per area of the catalogue.
+    public static func render(_ subjects: [ReportSubject], command: String) -> String {
+        render(subjects, command: command, catalogue: FindingCode.areas)
+    }
+}

@@ -1,22 +1,16 @@
 import Reporting
 
-/// How serious a verification finding is: an error means a signature that will not hold on a
-/// device; a warning is worth knowing (an expired certificate does not break a seal).
-public enum SignatureSeverity: String, Codable, Sendable, CaseIterable {
-    case error
-    case warning
-    case info
-}
-
 /// A finding code `ipawrap verify` reports, with its default severity, when it is reported and
 /// what to do about it. The `Checks` catalogue lists these beside its own codes.
 public struct SignatureFindingCode: Sendable, Hashable, CustomStringConvertible {
     public let rawValue: String
-    public let severity: SignatureSeverity
+    /// An error is a signature that will not hold on a device; a warning is worth knowing (an
+    /// expired certificate does not break a seal).
+    public let severity: Severity
     public let summary: String
     public let remedy: String
 
-    init(_ rawValue: String, _ severity: SignatureSeverity, summary: String, remedy: String) {
+    init(_ rawValue: String, _ severity: Severity, summary: String, remedy: String) {
         self.rawValue = rawValue
         self.severity = severity
         self.summary = summary
@@ -97,7 +91,7 @@ public struct SignatureFindingCode: Sendable, Hashable, CustomStringConvertible 
 /// One thing verification found, about one bundle or file.
 public struct SignatureFinding: Codable, Sendable, Equatable, Hashable {
     public var code: String
-    public var severity: SignatureSeverity
+    public var severity: Severity
     public var message: String
     /// The archive path the finding is about (a file for seal findings, else the bundle or Mach-O).
     @ExplicitNull public var path: String?

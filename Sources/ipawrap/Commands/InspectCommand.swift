@@ -80,7 +80,7 @@ struct ReportOptions: ParsableArguments {
     func print(_ report: Report, input: String, command: String) throws {
         let subject = ReportSubject(path: input, name: input, report: report)
         switch format {
-        case .text: Swift.print(ReportRendering.text(report))
+        case .text: Swift.print(TextRendering.report(report))
         case .json: Swift.print(try ReportJSON.string(report))
         case .sarif: Swift.print(try SARIFRendering.render([subject], tool: ToolInfo.tool))
         case .junit: Swift.print(JUnitRendering.render([subject], command: command), terminator: "")

@@ -93,32 +93,14 @@ enum Terminal {
         return result
     }
 
-    /// `text` safe to print on a terminal: C0 and C1 control characters and DEL (escape
-    /// sequences, bells, carriage returns, line breaks) shown as `\u{1B}`, so an app's strings
-    /// cannot rewrite the user's terminal or forge lines.
+    /// `text` safe to print on a terminal (`TextRendering.escaped`).
     static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if isControl(scalar) {
-                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        TextRendering.escaped(text)
     }
 
     /// A finding with its message and remedy escaped.
     static func escaped(_ finding: Finding) -> Finding {
-        var copy = finding
-        copy.message = escaped(finding.message)
-        copy.remedy = finding.remedy.map(escaped)
-        return copy
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        TextRendering.escaped(finding)
     }
 }
 
