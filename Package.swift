@@ -141,7 +141,7 @@ let package = Package(
         .target(
             name: "Signing",
             dependencies: ["CodeSignature", "CMS", "SigningIdentity", "MachO", "ProvisioningProfile", "AppBundle",
-                           "IPAArchive", "PropertyList", "FormatSupport"] + certificateLibraries,
+                           "IPAArchive", "PropertyList", "FormatSupport", "Verification"] + certificateLibraries,
             swiftSettings: strict),
 
         // Batch: many IPAs in parallel, per-input isolation, sharding, the HTML diagnostics report.

@@ -42,7 +42,12 @@ enum NewEntryEncoder {
             (crc, compressedSize) = try store(entry.source, to: out, at: dataOffset)
             uncompressedSize = compressedSize
         case .bytes, .file:
-            let deflated = try deflate(entry.source, to: out, at: dataOffset, level: level)
+            let deflated =
+                if case .bytes(let bytes) = entry.source, bytes.count > BlockDeflater.blockSize {
+                    try BlockDeflater.deflate(bytes, to: out, at: dataOffset, level: level)
+                } else {
+                    try deflate(entry.source, to: out, at: dataOffset, level: level)
+                }
             crc = deflated.crc
             uncompressedSize = deflated.uncompressedSize
             if deflated.compressedSize < deflated.uncompressedSize {

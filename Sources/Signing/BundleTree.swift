@@ -2,6 +2,7 @@ import CodeSignature
 import FormatSupport
 import IPAArchive
 import MachO
+import Verification
 
 /// The archive's files as signing sees them: every entry, with a wrap's edits applied and
 /// signing's own changes (signed binaries, seals, profiles) laid over it, so a parent bundle
@@ -151,18 +152,10 @@ struct BundleTree {
             }
         }
         entryJobs.sort { $0.size > $1.size }
-        let jobs = entryJobs.map { EntryDigestJob(path: $0.path, types: $0.types) }
-        let results = try ParallelEntryWork.run(jobs, archivePath: archive.path, limits: archive.limits, workers: workers) { job, zip in
-            guard let entry = zip.entry(named: job.path) else {
-                throw ArchiveError.dataError(archive: zip.path, entry: job.path, reason: "the entry disappeared")
-            }
-            var hashers = job.types.compactMap { HashType.Hasher($0) }
-            try zip.stream(entry, chunkSize: 1 << 20) { chunk in
-                for index in hashers.indices { hashers[index].update(bufferPointer: chunk) }
-            }
-            return Dictionary(uniqueKeysWithValues: Swift.zip(job.types, hashers.map { $0.finalize() }))
-        }
-        for (job, result) in zip(jobs, results) { body(job.path, result) }
+        let computed = try EntryHashing.run(
+            entryJobs.map { .digest(path: $0.path, types: $0.types) }, archivePath: archive.path, limits: archive.limits,
+            workers: workers)
+        for job in entryJobs { body(job.path, computed.digests[job.path] ?? [:]) }
     }
 
     private static func digests(of bytes: UnsafeRawBufferPointer, types: [HashType]) -> [HashType: [UInt8]] {
@@ -186,9 +179,11 @@ struct BundleTree {
         for path in changed.sorted() where !added.contains(path) {
             guard case .bytes(let bytes)? = nodes[path] else { continue }
             let existing = archive.entry(named: path)
+            // An entry deflate did not shrink (random or encrypted bytes) is stored, not deflated
+            // again for nothing (the encoder would store it after trying).
             additions.append(ArchiveEdits.Addition(
                 name: path, content: .bytes(bytes), permissions: existing?.permissions,
-                stored: existing.map { $0.method == 0 } ?? false))
+                stored: existing.map { $0.method == 0 || $0.compressedSize >= $0.uncompressedSize } ?? false))
         }
         return ArchiveEdits(additions: additions, removals: original.removals, replacesInPlace: true)
     }
@@ -225,10 +220,4 @@ extension Array {
         }
         return low
     }
-}
-
-/// One archive entry to hash for a seal.
-private struct EntryDigestJob: Sendable {
-    let path: String
-    let types: [HashType]
 }

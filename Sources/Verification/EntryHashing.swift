@@ -5,13 +5,13 @@ import IPAArchive
 import MachO
 
 /// What one worker computes from one archive entry while it inflates it, once.
-enum HashJob: Sendable {
+public enum HashJob: Sendable {
     /// A sealed resource: its digests of these types.
     case digest(path: String, types: [HashType])
     /// A signed Mach-O: its headers, each slice's signature and page hashes.
     case machO(path: String)
 
-    var path: String {
+    public var path: String {
         switch self {
         case .digest(let path, _), .machO(let path): path
         }
@@ -41,18 +41,19 @@ enum HashResult: Sendable {
 /// Runs hash jobs on both cores through `ParallelEntryWork` (largest entries first), so inflating
 /// and hashing overlap on two entries at once. Nothing is written to disk; a Mach-O is inflated once, its pages hashed on the fly (4 KiB pages, SHA-1
 /// and SHA-256, what every iOS signer writes; any other layout is hashed again from the entry).
-enum EntryHashing {
+/// `Signing` hashes the resources it seals with the same jobs.
+public enum EntryHashing {
     /// The page layout hashed while streaming.
     static let streamedPageSizeLog2: UInt8 = 12
     static let streamedHashTypes: [HashType] = [.sha1, .sha256]
 
     /// What the jobs computed, by archive path.
-    struct Computed: Sendable {
-        var digests: [String: [HashType: [UInt8]]] = [:]
+    public struct Computed: Sendable {
+        public var digests: [String: [HashType: [UInt8]]] = [:]
         var machOs: [String: (slices: [SliceResult], problem: String?)] = [:]
     }
 
-    static func run(_ jobs: [HashJob], archivePath: String, limits: ArchiveLimits, workers: Int) throws -> Computed {
+    public static func run(_ jobs: [HashJob], archivePath: String, limits: ArchiveLimits, workers: Int) throws -> Computed {
         let results = try ParallelEntryWork.run(jobs, archivePath: archivePath, limits: limits, workers: workers) { job, zip in
             try perform(job, in: zip)
         }

@@ -83,6 +83,50 @@ import TestSupport
         #expect(try Fixtures.bytesAt(scratch.path("one.ipa")) == (try Fixtures.bytesAt(scratch.path("two.ipa"))))
     }
 
+    /// Text of seeded random words: compressible, with matches across the 1 MiB block cuts.
+    private func words(_ count: Int, seed: UInt64) -> [UInt8] {
+        var state = seed
+        var out: [UInt8] = []
+        out.reserveCapacity(count)
+        while out.count < count {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let length = Int(state >> 60) + 2
+            for index in 0..<length { out.append(UInt8(ascii: "a") + UInt8((state >> (UInt64(index) * 5 + 3)) % 26)) }
+            out.append(state >> 33 & 7 == 0 ? UInt8(ascii: "\n") : UInt8(ascii: " "))
+        }
+        return Array(out.prefix(count))
+    }
+
+    /// Files over 1 MiB are deflated in blocks on both cores: still one deflate stream Info-ZIP
+    /// inflates to the right CRC, about as small as one zlib stream, the same bytes every time.
+    @Test func largeAddedFilesDeflateInBlocksIntoOneValidStream() throws {
+        let scratch = try ScratchDirectory("repack")
+        let input = try scratch.write("in.ipa", RealisticArchives.ipa())
+        // Three full blocks and one byte; and a file of exactly two blocks.
+        let text = words(3 << 20 + 1, seed: 17)
+        let even = words(2 << 20, seed: 18)
+        let edits = ArchiveEdits(additions: [
+            .init(name: "Payload/Sample.app/big.txt", content: .bytes(text)),
+            .init(name: "Payload/Sample.app/even.txt", content: .bytes(even)),
+        ])
+        try ArchiveWriter.repack(try IPAArchive(path: input).zip, to: scratch.path("one.ipa"), edits: edits)
+        try ArchiveWriter.repack(try IPAArchive(path: input).zip, to: scratch.path("two.ipa"), edits: edits)
+        #expect(try Fixtures.bytesAt(scratch.path("one.ipa")) == (try Fixtures.bytesAt(scratch.path("two.ipa"))))
+        #expect(try ZipOracle.unzipTest(scratch.path("one.ipa")).status == 0)
+
+        let entries = Dictionary(uniqueKeysWithValues: try ZipOracle.entries(scratch.path("one.ipa")).map { ($0.nameString, $0) })
+        for (name, bytes) in [("big.txt", text), ("even.txt", even)] {
+            let entry = try #require(entries["Payload/Sample.app/" + name])
+            #expect(entry.method == 8)
+            #expect(entry.crc == ZipBuilder.crc32(bytes))
+            let single = ZipBuilder.deflate(bytes).count
+            #expect(Double(entry.compressedSize) < Double(single) * 1.01, "\(name): \(entry.compressedSize) vs \(single)")
+        }
+        let reread = try IPAArchive(path: scratch.path("one.ipa"))
+        let big = try #require(reread.appEntry("big.txt"))
+        #expect(try reread.zip.read(big, maximumSize: 8 << 20) == text)
+    }
+
     @Test func addsFolderTreesWithSymlinksAndExplicitTimestamps() throws {
         let scratch = try ScratchDirectory("repack")
         let input = try scratch.write("in.ipa", RealisticArchives.ipa())

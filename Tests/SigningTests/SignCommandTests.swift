@@ -124,6 +124,34 @@ import TestSupport
         ])
     }
 
+    /// A binary whose entry deflate did not shrink (stored deflate blocks here; random or
+    /// encrypted code in practice) is stored once signed, not deflated again for nothing; the
+    /// other signed binaries stay deflated.
+    @Test func aBinaryDeflateDidNotShrinkIsStoredOnceSigned() throws {
+        let scratch = try ScratchDirectory("sign-stored")
+        let built = try scratch.write("built.ipa", Self.app().bytes())
+        let input = scratch.path("Sample.ipa")
+        let executable = "Payload/Sample.app/Sample"
+        let rewrite = try Command.run("python3", ["-c", """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1]) as zin, zipfile.ZipFile(sys.argv[2], "w") as zout:
+                for info in zin.infolist():
+                    zout.writestr(info, zin.read(info), compresslevel=0 if info.filename == sys.argv[3] else 6)
+            """, built, input, executable])
+        #expect(rewrite.status == 0, "\(rewrite.stderr)")
+        let before = try #require(try ZipOracle.entries(input).first { $0.nameString == executable })
+        #expect(before.method == 8 && before.compressedSize > before.fileSize)
+
+        let output = scratch.path("signed.ipa")
+        let result = try Self.sign(input, output, scratch)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let after = Dictionary(uniqueKeysWithValues: try ZipOracle.entries(output).map { ($0.nameString, $0) })
+        #expect(after[executable]?.method == 0)
+        #expect(after["Payload/Sample.app/Frameworks/Kit.framework/Kit"]?.method == 8)
+        #expect(try ZipOracle.unzipTest(output).status == 0)
+        try Self.expectVerifies(output)
+    }
+
     /// The README's sample app signs, and every signature in it reads back.
     @Test func theSampleAppSigns() throws {
         let scratch = try ScratchDirectory("sign-sample")
