@@ -59,12 +59,18 @@ public final class ZipArchive {
     static let libzipWindow = 4096
     static let libzipWindowBytes: UInt64 = 4 << 20
 
-    public init(path: String, limits: ArchiveLimits = .default) throws(ArchiveError) {
+    public convenience init(path: String, limits: ArchiveLimits = .default) throws(ArchiveError) {
+        try self.init(opening: path, displayedAs: path, limits: limits)
+    }
+
+    /// Opens the file at `location`, named `path` in every message and report (a folder packed into a
+    /// temporary archive is named as the folder).
+    init(opening location: String, displayedAs path: String, limits: ArchiveLimits) throws(ArchiveError) {
         self.path = path
         self.limits = limits
         self.deadline = WorkClock.deadline(after: limits.maximumSeconds)
         do {
-            self.file = try FileByteSource(path: path)
+            self.file = try FileByteSource(path: location)
         } catch {
             if Self.isFolder(path) { throw .folderGiven(archive: path) }
             throw .unreadable(archive: path, reason: error.reason)
