@@ -92,6 +92,16 @@ public struct AppFolder: Sendable {
             try writeIPA(to: temporary, packing: packing)
         } catch let error as ArchiveError {
             throw error
+        } catch let error as RepackRequestError {
+            // The names were checked while walking; what is left is two names that are one path
+            // once normalized (NFC/NFD twins), which an archive would be refused for too.
+            switch error.reason {
+            case .duplicateAddition(let name): throw .duplicateName(archive: path, entry: name)
+            case .invalidName(let name, let reason): throw .unsafeName(archive: path, entry: name, reason: reason)
+            case .nameTooLong(let name, let length):
+                throw .unsafeName(archive: path, entry: name, reason: "the name is \(length) bytes long, more than a zip header holds")
+            default: throw .unreadable(archive: path, reason: "it could not be packed as an IPA (\(error))")
+            }
         } catch {
             throw .unreadable(archive: path, reason: "it could not be packed as an IPA (\(error))")
         }

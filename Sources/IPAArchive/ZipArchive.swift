@@ -104,6 +104,14 @@ public final class ZipArchive {
         try checkLimits()
     }
 
+    /// Where another reader opens this same file: its descriptor in `/proc/self/fd`, which
+    /// reaches the file even when its path is gone or names another file by now (an app folder's
+    /// packed, already unlinked archive); the path it was opened from where there is no `/proc`.
+    var locationForReopening: String {
+        let descriptorPath = "/proc/self/fd/\(file.descriptor)"
+        return access(descriptorPath, F_OK) == 0 ? descriptorPath : file.path
+    }
+
     private static func isFolder(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR

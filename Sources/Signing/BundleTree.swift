@@ -152,7 +152,7 @@ struct BundleTree {
         }
         entryJobs.sort { $0.size > $1.size }
         let jobs = entryJobs.map { EntryDigestJob(path: $0.path, types: $0.types) }
-        let results = try ParallelEntryWork.run(jobs, archivePath: archive.path, limits: archive.limits, workers: workers) { job, zip in
+        let results = try ParallelEntryWork.run(jobs, archive: archive, workers: workers) { job, zip in
             guard let entry = zip.entry(named: job.path) else {
                 throw ArchiveError.dataError(archive: zip.path, entry: job.path, reason: "the entry disappeared")
             }
