@@ -66,9 +66,9 @@ public final class AppArchive {
         }
     }
 
-    /// Opens an IPA and builds its model.
-    public convenience init(path: String, limits: ArchiveLimits = .default) throws {
-        try self.init(archive: IPAArchive(path: path, limits: limits))
+    /// Opens an IPA (or an `.app` folder or `.xcarchive`, see `AppFolder`) and builds its model.
+    public convenience init(path: String, limits: ArchiveLimits = .default, folderPacking: AppFolder.Packing = .stored) throws {
+        try self.init(archive: IPAArchive(path: path, limits: limits, folderPacking: folderPacking))
     }
 
     /// The app and every nested bundle.

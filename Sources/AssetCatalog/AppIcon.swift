@@ -41,16 +41,26 @@ extension AssetCatalog {
     /// area wins (higher scale, then catalog order, on a tie). A rendition that fails to decode is
     /// recorded and the next one tried.
     ///
+    /// A tvOS image stack (`CFBundlePrimaryIcon` names one) holds a layer-stack rendition and,
+    /// usually, its flattened image. Without a flattened image, its layers are the candidates: the
+    /// renditions of the facet itself (told apart by their `layer` attribute) and those of the
+    /// facets named `<stack>/<layer>`; the largest layer wins, as any rendition would.
+    ///
     /// - Returns: nil when the catalog has no facet called `name`.
     /// - Throws: `.notExtractable` when the set exists but none of its renditions can be decoded.
     public func appIcon(named name: String, iPadOnly: Bool) throws(AssetCatalogError) -> AppIconSelection? {
         guard let facet = facet(named: name) else { return nil }
-        let members = renditions(of: facet)
         let isBitmap: (Rendition) -> Bool = { rendition in
             switch rendition.content {
             case .bitmap, .internalLink: rendition.layout != .multisizeImageSet
             default: false
             }
+        }
+        var members = renditions(of: facet)
+        if !members.contains(where: isBitmap), members.contains(where: { $0.layout == .layerStack }) {
+            let layerPrefix = name + "/"
+            let layers = Set(facets.filter { $0.name.hasPrefix(layerPrefix) }.compactMap(\.identifier))
+            members += renditions.filter { $0.identifier.map(layers.contains) ?? false }
         }
         let preferred: Set<UInt16> = iPadOnly
             ? [RenditionIdiom.pad.rawValue]

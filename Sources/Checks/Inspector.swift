@@ -21,9 +21,9 @@ public struct Inspection {
 public enum Inspector {
     public static func inspect(
         path: String, options: CheckOptions = CheckOptions(), data: CheckData, limits: ArchiveLimits = .default,
-        tool: Report.Tool
+        folderPacking: AppFolder.Packing = .stored, tool: Report.Tool
     ) throws -> Inspection {
-        let archive = try AppArchive(path: path, limits: limits)
+        let archive = try AppArchive(path: path, limits: limits, folderPacking: folderPacking)
         let icon = archive.resolveIcon()
         try archive.checkLimits()
         let context = CheckContext(archive: archive, options: options, data: data, icon: icon)

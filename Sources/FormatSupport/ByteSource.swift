@@ -116,7 +116,8 @@ public final class FileByteSource: ByteSource {
 
 extension FileByteSource {
     /// What a file that is not a regular one is, for messages.
-    static func kind(of mode: mode_t) -> String {
+    /// What a file of this `st_mode` is, in words ("a FIFO", "a folder").
+    public static func kind(of mode: mode_t) -> String {
         switch mode & S_IFMT {
         case S_IFDIR: "a folder"
         case S_IFIFO: "a FIFO"

@@ -31,6 +31,8 @@ public enum ArchiveError: CodedError, Equatable {
     case unreadable(archive: String, reason: String)
     /// A folder given where an archive is expected: a usage error (64).
     case folderGiven(archive: String)
+    /// A FIFO, device or socket inside an app folder: never opened.
+    case specialFile(archive: String, entry: String, kind: String)
 
     public var code: String {
         switch self {
@@ -57,6 +59,7 @@ public enum ArchiveError: CodedError, Equatable {
         case .multipleApps: "ARCHIVE_MULTIPLE_APPS"
         case .unreadable: "FILE_READ_FAILED"
         case .folderGiven: "INPUT_IS_FOLDER"
+        case .specialFile: "ARCHIVE_SPECIAL_FILE"
         }
     }
 
@@ -122,7 +125,10 @@ public enum ArchiveError: CodedError, Equatable {
         case .unreadable(let archive, let reason):
             "\(archive): cannot be read: \(reason)"
         case .folderGiven(let archive):
-            "\(archive) is a folder, not an .ipa file; to check every IPA in a folder, run 'ipawrap batch \(archive)'"
+            "\(archive) is a folder, not an .ipa file, an .app or an .xcarchive; to check every IPA in a folder, "
+                + "run 'ipawrap batch \(archive)'"
+        case .specialFile(let archive, let entry, let kind):
+            "\(archive): '\(entry)' is \(kind), not a regular file, folder or symlink; refusing the folder"
         }
     }
 

@@ -5,8 +5,19 @@ public final class IPAArchive {
     /// The app folder with its trailing slash, e.g. `Payload/Sample.app/`.
     public let appDirectory: String
 
-    public init(path: String, limits: ArchiveLimits = .default) throws(ArchiveError) {
-        let zip = try ZipArchive(path: path, limits: limits)
+    /// Opens an IPA, or an unzipped `.app` folder or Xcode `.xcarchive` packed as the IPA it
+    /// makes (see `AppFolder`; `folderPacking` says how).
+    public convenience init(
+        path: String, limits: ArchiveLimits = .default, folderPacking: AppFolder.Packing = .stored
+    ) throws(ArchiveError) {
+        if try AppFolder.kind(of: path) != nil {
+            try self.init(zip: AppFolder(path: path, limits: limits).openZip(packing: folderPacking, limits: limits))
+        } else {
+            try self.init(zip: ZipArchive(path: path, limits: limits))
+        }
+    }
+
+    init(zip: ZipArchive) throws(ArchiveError) {
         self.zip = zip
         self.appDirectory = try Self.findApp(in: zip)
         let appComponents = appDirectory.split(separator: "/")

@@ -8,17 +8,18 @@ import Foundation
 /// a core idle.
 public enum ParallelEntryWork {
     /// `perform` applied to every job, results in the jobs' order; the first error stops the
-    /// workers and is thrown.
+    /// workers and is thrown. Each worker opens `archive`'s file again under its name and limits.
     public static func run<Job: Sendable, Result: Sendable>(
-        _ jobs: [Job], archivePath: String, limits: ArchiveLimits, workers: Int,
+        _ jobs: [Job], archive: ZipArchive, workers: Int,
         _ perform: @escaping @Sendable (Job, ZipArchive) throws -> Result
     ) throws -> [Result] {
+        let (location, archivePath, limits) = (archive.locationForReopening, archive.path, archive.limits)
         let box = ResultBox<Result>(count: jobs.count)
         let workerCount = max(1, min(workers, jobs.count))
         DispatchQueue.concurrentPerform(iterations: workerCount) { _ in
             let zip: ZipArchive
             do {
-                zip = try ZipArchive(path: archivePath, limits: limits)
+                zip = try ZipArchive(opening: location, displayedAs: archivePath, limits: limits)
             } catch {
                 box.fail(error)
                 return

@@ -59,12 +59,18 @@ public final class ZipArchive {
     static let libzipWindow = 4096
     static let libzipWindowBytes: UInt64 = 4 << 20
 
-    public init(path: String, limits: ArchiveLimits = .default) throws(ArchiveError) {
+    public convenience init(path: String, limits: ArchiveLimits = .default) throws(ArchiveError) {
+        try self.init(opening: path, displayedAs: path, limits: limits)
+    }
+
+    /// Opens the file at `location`, named `path` in every message and report (a folder packed into a
+    /// temporary archive is named as the folder).
+    init(opening location: String, displayedAs path: String, limits: ArchiveLimits) throws(ArchiveError) {
         self.path = path
         self.limits = limits
         self.deadline = WorkClock.deadline(after: limits.maximumSeconds)
         do {
-            self.file = try FileByteSource(path: path)
+            self.file = try FileByteSource(path: location)
         } catch {
             if Self.isFolder(path) { throw .folderGiven(archive: path) }
             throw .unreadable(archive: path, reason: error.reason)
@@ -96,6 +102,14 @@ public final class ZipArchive {
         self.symlinkTargets = try readSymlinkTargets()
         try checkSymlinks { _ in [] }
         try checkLimits()
+    }
+
+    /// Where another reader opens this same file: its descriptor in `/proc/self/fd`, which
+    /// reaches the file even when its path is gone or names another file by now (an app folder's
+    /// packed, already unlinked archive); the path it was opened from where there is no `/proc`.
+    var locationForReopening: String {
+        let descriptorPath = "/proc/self/fd/\(file.descriptor)"
+        return access(descriptorPath, F_OK) == 0 ? descriptorPath : file.path
     }
 
     private static func isFolder(_ path: String) -> Bool {

@@ -153,8 +153,7 @@ struct BundleTree {
         }
         entryJobs.sort { $0.size > $1.size }
         let computed = try EntryHashing.run(
-            entryJobs.map { .digest(path: $0.path, types: $0.types) }, archivePath: archive.path, limits: archive.limits,
-            workers: workers)
+            entryJobs.map { .digest(path: $0.path, types: $0.types) }, archive: archive, workers: workers)
         for job in entryJobs { body(job.path, computed.digests[job.path] ?? [:]) }
     }
 

@@ -53,8 +53,8 @@ public enum EntryHashing {
         var machOs: [String: (slices: [SliceResult], problem: String?)] = [:]
     }
 
-    public static func run(_ jobs: [HashJob], archivePath: String, limits: ArchiveLimits, workers: Int) throws -> Computed {
-        let results = try ParallelEntryWork.run(jobs, archivePath: archivePath, limits: limits, workers: workers) { job, zip in
+    public static func run(_ jobs: [HashJob], archive: ZipArchive, workers: Int) throws -> Computed {
+        let results = try ParallelEntryWork.run(jobs, archive: archive, workers: workers) { job, zip in
             try perform(job, in: zip)
         }
         var computed = Computed()

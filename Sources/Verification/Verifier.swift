@@ -84,7 +84,7 @@ public enum Verifier {
 
         // Largest first, so the last job does not leave one core idle.
         let order = jobs.indices.sorted { size(of: jobs[$0].path, in: zip) > size(of: jobs[$1].path, in: zip) }
-        let computed = try EntryHashing.run(order.map { jobs[$0] }, archivePath: zip.path, limits: zip.limits, workers: workers)
+        let computed = try EntryHashing.run(order.map { jobs[$0] }, archive: zip, workers: workers)
         try app.checkLimits()
 
         var judge = Judgement(date: date, results: computed, units: prepared)

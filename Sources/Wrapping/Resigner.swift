@@ -18,7 +18,9 @@ public enum Resigner {
         input: String, output: String, checks: CheckOptions, data: CheckData, limits: ArchiveLimits = .default,
         repack: RepackOptions = RepackOptions(), signing: SigningRequest, tool: Report.Tool
     ) throws -> Outcome {
-        let inspection = try Inspector.inspect(path: input, options: checks, data: data, limits: limits, tool: tool)
+        // A folder is packed deflated: its entries are copied as they are into the output.
+        let inspection = try Inspector.inspect(
+            path: input, options: checks, data: data, limits: limits, folderPacking: .deflated, tool: tool)
         guard !inspection.report.hasErrors else {
             return Outcome(report: inspection.report, written: false, outputSize: nil)
         }

@@ -40,7 +40,8 @@ public enum Wrapper {
         let mode = request.mode ?? template.mode
 
         let inspection = try Inspector.inspect(
-            path: request.input, options: request.checks, data: request.toolData.checks, limits: request.limits, tool: tool)
+            path: request.input, options: request.checks, data: request.toolData.checks, limits: request.limits,
+            folderPacking: .deflated, tool: tool)
         var report = inspection.report
         let archive = inspection.archive
         let bundlePath = archive.app.path + "/" + PolicyBundle.folderName

@@ -356,6 +356,43 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 
+    /// A tvOS image stack compiled without its flattened image: the stack's layer-stack rendition and
+    /// its layers, either as renditions of the stack's facet told apart by their `layer` attribute or
+    /// as facets of their own named `App Icon/<layer>`. The largest layer is listed last, so neither
+    /// catalog order nor the first layer can pass for it.
+    @Test(arguments: [false, true])
+    func aTvOSImageStackWithoutAFlattenedImageGivesItsLargestLayer(layersAsFacets: Bool) throws {
+        var builder = Self.tvOSApp()
+        var catalog = AssetCatalogBuilder()
+        catalog.keyFormat.append(11)  // layer
+        catalog.addFacet("App Icon")
+        catalog.addRawData(
+            facet: "App Icon", name: "App Icon", bytes: [0, 0, 0, 0], idiom: 3, scale: 2, width: 800, height: 480, layout: 1002)
+        for (index, (layer, width, height)) in [("Front", 400, 240), ("Middle", 640, 384), ("Back", 800, 480)].enumerated() {
+            let facet = layersAsFacets ? "App Icon/\(layer)" : "App Icon"
+            if layersAsFacets { catalog.addFacet(facet) }
+            catalog.addBitmap(
+                facet: facet, name: "\(layer).png", idiom: 3, scale: 2, width: width, height: height,
+                premultipliedPixels: AssetCatalogBuilder.iconPixels(width: width, height: height, seed: UInt8(index)),
+                compression: .lzvn, opaque: layer == "Back", attributes: layersAsFacets ? [:] : [11: UInt16(index + 1)])
+        }
+        builder.addFile("Assets.car", catalog.build().bytes)
+        let scratch = try ScratchDirectory("cli-real-apps")
+        let input = try scratch.write("TopShelf.ipa", builder.bytes())
+        let inspect = try Self.report(["inspect", input, "--json"])
+        let icon = try #require(inspect.report["icon"] as? [String: Any], "\(inspect.report)")
+        #expect(icon["path"] as? String == "Payload/TopShelf.app/Assets.car#Back.png")
+        #expect(icon["width"] as? Int == 800 && icon["height"] as? Int == 480)
+        #expect(Self.findings(inspect.report, "ICON_REFERENCE_MISSING").isEmpty)
+        #expect(Self.findings(inspect.report, "ICON_UNREADABLE").isEmpty)
+
+        let output = scratch.path("icon.png")
+        let written = try Command.ipawrap(["icon", input, "-o", output])
+        #expect(written.status == 0, "\(written.stderr)")
+        let png = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
+        #expect(Self.size(ofPNG: png).map { $0 == (800, 480) } == true)
+    }
+
     @Test(arguments: [
         ([1, 2], nil, "iOS"), ([2], nil, "iPadOS-only"), ([1, 2], 6, "Mac Catalyst"), ([7], 11, "visionOS"), ([4], 4, "watchOS"),
     ] as [([PropertyListValue], UInt32?, String)])

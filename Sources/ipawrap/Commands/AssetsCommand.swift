@@ -22,7 +22,7 @@ struct AssetsCommand: ParsableCommand {
                 Exit codes: 0 listed, 1 the app has no Assets.car, 65 bad input, 74 I/O.
                 """)
 
-        @Argument(help: "The .ipa whose app catalog to list, or an Assets.car file.")
+        @Argument(help: "The .ipa (or .app folder or .xcarchive) whose app catalog to list, or an Assets.car file.")
         var ipa: String
 
         @Flag(help: "Print the listing as JSON.")
@@ -61,7 +61,7 @@ struct AssetsCommand: ParsableCommand {
                 rendition that cannot be extracted, 74 I/O.
                 """)
 
-        @Argument(help: "The .ipa whose app catalog to read, or an Assets.car file.")
+        @Argument(help: "The .ipa (or .app folder or .xcarchive) whose app catalog to read, or an Assets.car file.")
         var input: String
 
         @Argument(help: "The rendition or facet name.")

@@ -15,7 +15,7 @@ struct IconCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The .ipa to take the icon from.")
+    @Argument(help: "The .ipa (or an unzipped .app folder, or an Xcode .xcarchive) to take the icon from.")
     var ipa: String
 
     @Option(name: [.short, .customLong("output")], help: "Where to write the PNG.")

@@ -13,7 +13,7 @@ struct InspectCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The .ipa to inspect.")
+    @Argument(help: "The .ipa (or an unzipped .app folder, or an Xcode .xcarchive) to inspect.")
     var ipa: String
 
     @OptionGroup var output: ReportOptions
@@ -37,7 +37,7 @@ struct CheckCommand: ParsableCommand {
         discussion: "Exit codes: 0 no error finding, 1 at least one error finding, 65 bad input, 74 I/O error."
     )
 
-    @Argument(help: "The .ipa to check.")
+    @Argument(help: "The .ipa (or an unzipped .app folder, or an Xcode .xcarchive) to check.")
     var ipa: String
 
     @OptionGroup var output: ReportOptions

@@ -17,7 +17,7 @@ struct RepackCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The .ipa to repack.")
+    @Argument(help: "The .ipa (or an unzipped .app folder, or an Xcode .xcarchive) to repack.")
     var ipa: String
 
     @Option(name: [.short, .customLong("output")], help: "Where to write the new archive.")
@@ -54,7 +54,7 @@ struct RepackCommand: ParsableCommand {
             let started = Date()
             // The input archive itself is refused by the writer (REPACK_OUTPUT_IS_INPUT).
             try OutputDestination.check(output, inputs: additions.map { $0.split(separator: "=", maxSplits: 1).map(String.init).last ?? $0 })
-            let archive = try IPAArchive(path: ipa, limits: limits.limits)
+            let archive = try IPAArchive(path: ipa, limits: limits.limits, folderPacking: .deflated)
             let edits = ArchiveEdits(
                 additions: additions.map { pair in
                     let separator = pair.firstIndex(of: "=") ?? pair.endIndex

@@ -21,7 +21,7 @@ struct SignCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The .ipa to sign.")
+    @Argument(help: "The .ipa (or an unzipped .app folder, or an Xcode .xcarchive) to sign.")
     var ipa: String
 
     @Option(name: [.short, .customLong("output")], help: "Where to write the signed .ipa.")

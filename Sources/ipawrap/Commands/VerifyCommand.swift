@@ -18,7 +18,7 @@ struct VerifyCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The .ipa to verify.")
+    @Argument(help: "The .ipa (or an unzipped .app folder, or an Xcode .xcarchive) to verify.")
     var ipa: String
 
     @Flag(help: "Print the report as JSON.")

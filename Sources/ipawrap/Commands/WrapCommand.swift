@@ -21,7 +21,7 @@ struct WrapCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The .ipa to wrap.")
+    @Argument(help: "The .ipa (or an unzipped .app folder, or an Xcode .xcarchive) to wrap.")
     var ipa: String
 
     @Option(name: [.short, .customLong("output")], help: "Where to write the wrapped .ipa or .mdx.")
