@@ -2,6 +2,7 @@ import ArgumentParser
 import Batch
 import Checks
 import Dispatch
+import FormatSupport
 import Foundation
 import IPAArchive
 import Policy
@@ -205,7 +206,9 @@ struct BatchSession {
         for list in options.lists {
             arguments += try InputDiscovery.paths(inListFile: list)
         }
-        let all = try InputDiscovery.inputs(arguments, excluding: options.outDir.map { [$0] } ?? [])
+        // Searching the folders is held to the same time limit as each input.
+        let clock = WorkClock(seconds: job.limits.maximumSeconds, file: "")
+        let all = try InputDiscovery.inputs(arguments, excluding: options.outDir.map { [$0] } ?? [], clock: clock)
         guard !all.isEmpty else {
             throw BatchInputError.noInputs(searched: arguments.filter(InputDiscovery.isFolder))
         }
