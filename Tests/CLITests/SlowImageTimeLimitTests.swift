@@ -44,11 +44,32 @@ import TestSupport
         return file
     }
 
-    /// An app whose only icon is `CFBundleIconFiles` → `Icon.png`, a slow CgBI PNG.
-    static func slowIconApp() throws -> [UInt8] {
+    /// A standard 1-bit palette PNG of 8192 × 8192 pixels (the 64 Mpx bound): a 1 MiB inflate
+    /// and unfiltering, then 64 Mi pixels to expand to RGBA (256 MiB, within `--max-memory`).
+    /// Only the expansion is slow, so it shows that loop checks the deadline.
+    static func slowPalettePNG() -> [UInt8] {
+        let side = 8192
+        var file: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        let size = CgBIEncoder.be32(UInt32(side))
+        CgBIEncoder.appendChunk("IHDR", size + size + [1, 3, 0, 0, 0], to: &file)
+        CgBIEncoder.appendChunk("PLTE", [0x20, 0x40, 0x80, 0xF0, 0xE0, 0xD0], to: &file)
+        let row: [UInt8] = [0] + (0..<(side / 8)).map { UInt8(truncatingIfNeeded: $0 &* 37) }
+        var rows: [UInt8] = []
+        rows.reserveCapacity(row.count * side)
+        for _ in 0..<side { rows += row }
+        for piece in CgBIEncoder.deflate(rows, zlib: true, flushAt: nil) {
+            CgBIEncoder.appendChunk("IDAT", piece, to: &file)
+        }
+        CgBIEncoder.appendChunk("IEND", [], to: &file)
+        return file
+    }
+
+    /// An app whose only icon is `CFBundleIconFiles` → `Icon.png`: a slow CgBI PNG (inflate,
+    /// expansion and re-encoding) or a slow palette PNG (the expansion).
+    static func slowIconApp(_ kind: String) throws -> [UInt8] {
         var builder = IPABuilder()
         builder.info["CFBundleIconFiles"] = ["Icon"]
-        builder.addFile("Icon.png", slowCgBI(side: side))
+        builder.addFile("Icon.png", kind == "CgBI" ? slowCgBI(side: side) : slowPalettePNG())
         return try builder.bytes()
     }
 
@@ -83,9 +104,10 @@ import TestSupport
         #expect(scratch.listing() == listing, "\(label)")
     }
 
-    @Test func aSlowCgBIIconStopsWithinASecondOfTheTimeLimit() throws {
+    @Test(arguments: ["CgBI", "palette"])
+    func aSlowIconStopsWithinASecondOfTheTimeLimit(_ kind: String) throws {
         let scratch = try ScratchDirectory("slow-icon")
-        let bytes = try Self.slowIconApp()
+        let bytes = try Self.slowIconApp(kind)
         let input = try scratch.write("Slow.ipa", bytes)
         try Self.expectStopsInTime(
             ["icon", input, "-o", scratch.path("icon.png")], input: input, scratch: scratch, listing: ["Slow.ipa"])
