@@ -23,8 +23,11 @@ struct BatchCommand: ParsableCommand {
             An input's name is its path relative to the folder it was found in (or its file name); \
             outputs in --out-dir are named after it, and --shard I/N takes the inputs for which \
             1 + (first 8 bytes of SHA-256 of the NFC name, big-endian) mod N is I.
+            Folders are searched at most 32 levels deep, over at most 1,000,000 entries, within \
+            --time-limit as a whole (each input then has its own --time-limit).
             Exit codes: 0 no input failed, 1 at least one input failed, 64 usage error (also: no inputs \
-            found, two inputs with the same output), 74 the --report or --out-dir cannot be written, \
+            found, two inputs with the same output), 65 the folders hold too many entries or take longer \
+            than --time-limit to search, 74 the --report or --out-dir cannot be written, \
             130 interrupted by Ctrl-C (143 by SIGTERM): finished outputs stay, unfinished ones leave \
             nothing.
             """,
