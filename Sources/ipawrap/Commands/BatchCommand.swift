@@ -6,6 +6,7 @@ import FormatSupport
 import Foundation
 import IPAArchive
 import Policy
+import Reporting
 import Wrapping
 
 struct BatchCommand: ParsableCommand {
