@@ -196,7 +196,10 @@ public struct AssetCatalog: Sendable {
             return try crop(source, to: link, label: describe(rendition))
         case .bitmap(_, _, let opaque):
             var bitmap = try bitmapData(for: rendition)
-            return try convert(&bitmap, opaque: opaque, label: describe(rendition))
+            try checkDeadline()
+            let image = try convert(&bitmap, opaque: opaque, label: describe(rendition))
+            try checkDeadline()
+            return image
         case .rawData(_, let format):
             throw AssetCatalogError(
                 .notExtractable,
@@ -285,12 +288,14 @@ public struct AssetCatalog: Sendable {
         }
         var pixels: [UInt8] = []
         pixels.reserveCapacity(stride * height)
+        var clock = limits.clock
         if banded {
             guard count >= 1, count <= height else {
                 throw AssetCatalogError(.invalidPixelData, "\(label) is split into \(count) bands for \(height) rows")
             }
             var rowsSoFar = 0
             for band in 0..<count {
+                try Self.tick(&clock)
                 let (rows, payload) = try reading(.invalidPixelData, "band \(band) of \(label)") {
                     () throws(OutOfBoundsError) -> (Int, ArraySlice<UInt8>)? in
                     guard try data.readBytes(4).elementsEqual("KCBC".utf8) else { return nil }
@@ -307,7 +312,8 @@ public struct AssetCatalog: Sendable {
                     throw AssetCatalogError(.invalidPixelData, "the bands of \(label) hold more than its \(height) rows")
                 }
                 rowsSoFar += rows
-                pixels += try decompress(payload, compression, size: rows * stride, label: "band \(band) of \(label)")
+                pixels += try decompress(
+                    payload, compression, size: rows * stride, label: "band \(band) of \(label)", clock: &clock)
             }
             guard rowsSoFar == height else {
                 throw AssetCatalogError(.invalidPixelData, "the bands of \(label) hold \(rowsSoFar) of its \(height) rows")
@@ -316,7 +322,7 @@ public struct AssetCatalog: Sendable {
             let payload = try reading(.invalidPixelData, "the pixel data of \(label)") { () throws(OutOfBoundsError) in
                 try data.readBytes(count)
             }
-            pixels = try decompress(payload, compression, size: height * stride, label: label)
+            pixels = try decompress(payload, compression, size: height * stride, label: label, clock: &clock)
         }
 
         return BitmapData(
@@ -348,8 +354,15 @@ public struct AssetCatalog: Sendable {
         return image
     }
 
+    /// `ARCHIVE_TIME_LIMIT` once the input's deadline has passed, read now (between the steps of
+    /// a decode, each bounded by the pixel limit).
+    private func checkDeadline() throws(AssetCatalogError) {
+        if limits.clock.isPastDeadline { throw AssetCatalogError(.timeLimit, limits.clock.timeLimitMessage) }
+    }
+
     private func decompress(
-        _ payload: ArraySlice<UInt8>, _ compression: RenditionCompression, size: Int, label: String
+        _ payload: ArraySlice<UInt8>, _ compression: RenditionCompression, size: Int, label: String,
+        clock: inout WorkClock
     ) throws(AssetCatalogError) -> [UInt8] {
         switch compression {
         case .uncompressed:
@@ -358,7 +371,7 @@ public struct AssetCatalog: Sendable {
             }
             return Array(payload.prefix(size))
         case .zip:
-            return try Inflate.decompress(payload, size: size, label: label)
+            return try Inflate.decompress(payload, size: size, label: label, clock: &clock)
         case .lzvn, .lzfse:
             let decoded: [UInt8]
             do throws(LZFSEError) {
@@ -372,6 +385,7 @@ public struct AssetCatalog: Sendable {
                 throw AssetCatalogError(
                     .invalidPixelData, "the \(compression) data of \(label) decodes to \(decoded.count) bytes instead of \(size)")
             }
+            try checkDeadline()
             return decoded
         default:
             throw AssetCatalogError(.notExtractable, "\(label) uses CoreUI's \(compression) compression")
@@ -424,6 +438,12 @@ extension AssetCatalog {
             }
             return bytes
         }
-        return PNGEncoder.encode(try image(for: rendition))
+        let image = try image(for: rendition)
+        do throws(PNGError) {
+            return try PNGEncoder.encode(image, clock: limits.clock)
+        } catch {
+            // The encoder's only error is the time limit.
+            throw AssetCatalogError(.timeLimit, error.message)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import FormatSupport
 import Foundation
 
 /// One IPA of a batch.
@@ -32,13 +33,23 @@ public enum InputDiscovery {
     public static let maximumDepth = 32
     /// A list file (`--from`) larger than this is refused.
     public static let maximumListSize = 64 << 20
+    /// Folder entries (files, folders, anything) looked at in all the folder arguments together;
+    /// more is `BATCH_FOLDER_TOO_LARGE`, before any input is processed.
+    public static let maximumEntries = 1_000_000
 
     /// The inputs of `arguments`, in order: each file argument as one input (whatever its name, or
     /// even if it does not exist, so that it fails on its own like any other bad input), each
     /// folder's `.ipa` files in byte order of their relative paths. Hidden files and folders
     /// (starting with `.`), and `excluding` (e.g. the output folder), are skipped. The same file
     /// reached twice (also through a symlink) is kept once, where it first appeared.
-    public static func inputs(_ arguments: [String], excluding excluded: [String] = []) throws(BatchInputError) -> [BatchInput] {
+    ///
+    /// The search as a whole stops at `clock`'s deadline (`BATCH_FOLDER_TIME_LIMIT`, checked every
+    /// few hundred entries) and after `maximumEntries` entries (`BATCH_FOLDER_TOO_LARGE`).
+    public static func inputs(
+        _ arguments: [String], excluding excluded: [String] = [], clock: WorkClock = .unlimited,
+        maximumEntries: Int = maximumEntries
+    ) throws(BatchInputError) -> [BatchInput] {
+        var search = FolderSearch(clock: clock, maximumEntries: maximumEntries)
         let excludedFolders = Set(excluded.compactMap(canonicalPath))
         var found: [BatchInput] = []
         var seen: Set<String> = []
@@ -48,12 +59,14 @@ public enum InputDiscovery {
         }
         for argument in arguments {
             if isFolder(argument) {
-                for relative in try ipaFiles(in: argument, excluding: excludedFolders) {
+                for relative in try ipaFiles(in: argument, excluding: excludedFolders, search: &search) {
                     add(BatchInput(path: join(argument, relative), name: relative))
+                    try search.tick(argument)
                 }
             } else {
                 let name = argument.split(separator: "/").last.map(String.init) ?? argument
                 add(BatchInput(path: argument, name: name))
+                try search.tick(argument)
             }
         }
         return found
@@ -91,20 +104,37 @@ public enum InputDiscovery {
         return paths(inList: text)
     }
 
+    /// What the search of the folder arguments has used so far, against its bounds.
+    struct FolderSearch {
+        var clock: WorkClock
+        let maximumEntries: Int
+        var entries = 0
+
+        /// Counts one entry listed below `folder` (one folder argument).
+        mutating func count(_ folder: String) throws(BatchInputError) {
+            entries += 1
+            guard entries <= maximumEntries else { throw .folderTooLarge(folder, limit: maximumEntries) }
+            try tick(folder)
+        }
+
+        /// One step of work on an entry (a system call or two): the clock is read every 256.
+        mutating func tick(_ folder: String) throws(BatchInputError) {
+            if clock.isExpired(after: 64) { throw .folderTimeLimit(folder, seconds: clock.seconds) }
+        }
+    }
+
     /// Relative paths of the `.ipa` files below `folder`, in byte order, depth first.
-    static func ipaFiles(in folder: String, excluding excluded: Set<String>) throws(BatchInputError) -> [String] {
+    static func ipaFiles(
+        in folder: String, excluding excluded: Set<String>, search: inout FolderSearch
+    ) throws(BatchInputError) -> [String] {
         var result: [String] = []
         var pending: [(relative: String, depth: Int)] = [("", 0)]
         while let (relative, depth) = pending.popLast() {
             let absolute = relative.isEmpty ? folder : join(folder, relative)
-            let names: [String]
-            do {
-                names = try FileManager.default.contentsOfDirectory(atPath: absolute)
-            } catch {
-                throw .folderUnreadable(absolute, reason: reason(error))
-            }
+            let names = try entryNames(of: absolute, below: folder, search: &search)
             var subfolders: [String] = []
             for name in names.sorted(by: bytewise) where !name.hasPrefix(".") {
+                try search.tick(folder)
                 let child = relative.isEmpty ? name : relative + "/" + name
                 let path = join(folder, child)
                 var info = stat()
@@ -127,6 +157,29 @@ public enum InputDiscovery {
             pending.append(contentsOf: subfolders.reversed().map { ($0, depth + 1) })
         }
         return result.sorted(by: bytewise)
+    }
+
+    /// The names in the folder `path` (without `.` and `..`), read one by one so that a folder of
+    /// millions of entries meets the search's bounds while it is listed.
+    static func entryNames(of path: String, below folder: String, search: inout FolderSearch) throws(BatchInputError) -> [String] {
+        guard let directory = opendir(path) else {
+            throw .folderUnreadable(path, reason: String(cString: strerror(errno)))
+        }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(directory) else {
+                guard errno == 0 else { throw .folderUnreadable(path, reason: String(cString: strerror(errno))) }
+                return names
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            try search.count(folder)
+            names.append(name)
+        }
     }
 
     /// Whether `path` is a folder (or a symlink to one).

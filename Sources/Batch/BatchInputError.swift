@@ -15,6 +15,11 @@ public enum BatchInputError: CodedError, Equatable {
     case outputIsInput(output: String)
     /// `--shard` is not `I/N` with 1 ≤ I ≤ N.
     case invalidShard(String)
+    /// Searching a folder argument for inputs met more entries than the batch takes.
+    case folderTooLarge(String, limit: Int)
+    /// Gathering the inputs (searching the folders, resolving the paths) took longer than
+    /// `--time-limit`; the path is where it stopped.
+    case folderTimeLimit(String, seconds: Double)
 
     public var code: String {
         switch self {
@@ -24,6 +29,8 @@ public enum BatchInputError: CodedError, Equatable {
         case .outputCollision: "BATCH_OUTPUT_COLLISION"
         case .outputIsInput: "BATCH_OUTPUT_IS_INPUT"
         case .invalidShard: "BATCH_SHARD_INVALID"
+        case .folderTooLarge: "BATCH_FOLDER_TOO_LARGE"
+        case .folderTimeLimit: "BATCH_FOLDER_TIME_LIMIT"
         }
     }
 
@@ -31,6 +38,7 @@ public enum BatchInputError: CodedError, Equatable {
         switch self {
         case .listUnreadable, .folderUnreadable: .io
         case .noInputs, .outputCollision, .outputIsInput, .invalidShard: .usage
+        case .folderTooLarge, .folderTimeLimit: .invalidInput
         }
     }
 
@@ -50,6 +58,11 @@ public enum BatchInputError: CodedError, Equatable {
             "the output \(output) would replace its input; choose another --out-dir"
         case .invalidShard(let text):
             "--shard expects I/N with 1 <= I <= N (e.g. 2/4), got '\(text)'"
+        case .folderTooLarge(let folder, let limit):
+            "\(folder): the folder tree has more than \(limit) entries to search; name its subfolders or list the inputs with --from"
+        case .folderTimeLimit(let folder, let seconds):
+            "\(folder): gathering the batch's inputs took longer than the limit of "
+                + "\(WorkClock.describe(seconds: seconds)) s; raise --time-limit or name fewer folders"
         }
     }
 }

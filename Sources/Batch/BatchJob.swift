@@ -132,7 +132,7 @@ public struct BatchJob: Sendable {
         guard let icon = resolution.icon, icon.width > 0, icon.height > 0, icon.width <= 4096, icon.height <= 4096,
               icon.width * icon.height <= IconThumbnail.maximumSourcePixels,
               let png = try? archive.iconPNG(icon) else { return nil }
-        return try? IconThumbnail.png(from: png)
+        return try? IconThumbnail.png(from: png, clock: archive.archive.zip.workClock())
     }
 
     /// The report as `ipawrap inspect --json` prints it.

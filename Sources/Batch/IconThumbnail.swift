@@ -1,3 +1,4 @@
+import FormatSupport
 import PNG
 
 /// Small copies of app icons for the HTML report: a page listing hundreds of apps should not carry
@@ -11,12 +12,13 @@ public enum IconThumbnail {
 
     /// A standard PNG of `png` (itself a standard PNG) whose longest side is at most `side`:
     /// unchanged when it is already that small, else reduced by averaging each target pixel's
-    /// source area in premultiplied alpha (so transparent edges do not darken).
-    public static func png(from png: [UInt8], side: Int = defaultSide) throws(PNGError) -> [UInt8] {
-        let limits = PNGLimits(maxWidth: 4096, maxHeight: 4096, maxPixelCount: maximumSourcePixels)
+    /// source area in premultiplied alpha (so transparent edges do not darken). Decoding and
+    /// encoding stop at `clock`'s deadline (`ARCHIVE_TIME_LIMIT`).
+    public static func png(from png: [UInt8], side: Int = defaultSide, clock: WorkClock = .unlimited) throws(PNGError) -> [UInt8] {
+        let limits = PNGLimits(maxWidth: 4096, maxHeight: 4096, maxPixelCount: maximumSourcePixels, clock: clock)
         let image = try PNGDecoder.decode(png, limits: limits, checksums: .ignore).image
         guard max(image.width, image.height) > side, let small = reduce(image, side: side) else { return png }
-        return PNGEncoder.encode(small)
+        return try PNGEncoder.encode(small, clock: clock)
     }
 
     /// The image scaled down so that its longest side is `side`, keeping its aspect ratio.

@@ -111,7 +111,8 @@ enum BinaryScanner {
         do {
             let limits = SymbolTable.Limits(
                 maximumSymbols: min(symbolLimits.maximumSymbols, memory / 32),
-                maximumStringTableBytes: min(symbolLimits.maximumStringTableBytes, memory / 2))
+                maximumStringTableBytes: min(symbolLimits.maximumStringTableBytes, memory / 2),
+                clock: context.archive.archive.zip.workClock())
             if let symbols = try slice.readSymbolTable(from: &source, limits: limits) {
                 evidence.symbolsRead = true
                 collect(symbols, markers: markers, into: &evidence)

@@ -115,7 +115,8 @@ extension ProfileChecks {
             guard let bytes = try context.archive.read(path, maximumSize: UInt64(ProvisioningProfile.maximumSize)) else {
                 throw ProfileError(.fileUnreadable, "it is not a file")
             }
-            return try ProvisioningProfile(bytes: bytes)
+            return try ProvisioningProfile(
+                bytes: bytes, plistLimits: PropertyListLimits(clock: context.archive.archive.zip.workClock()))
         } catch let error as CodedError {
             // Trouble reading the archive itself is not about the profile.
             if error.category == .io, !(error is ProfileError) { throw error }

@@ -36,7 +36,7 @@ extension ProfileChecks {
             }
             guard let signature else { continue }
             do {
-                signed = try entitlements(of: signature)
+                signed = try entitlements(of: signature, clock: context.archive.archive.zip.workClock())
             } catch {
                 return [Finding(
                     .signedEntitlementsUnreadable,
@@ -56,9 +56,9 @@ extension ProfileChecks {
     }
 
     /// The XML entitlements of a signature, else its DER entitlements; nil when it has neither.
-    static func entitlements(of signature: EmbeddedSignature) throws -> PropertyListDictionary? {
+    static func entitlements(of signature: EmbeddedSignature, clock: WorkClock) throws -> PropertyListDictionary? {
         if let xml = signature.entitlementsXML {
-            let root = try PropertyList(bytes: xml).root
+            let root = try PropertyList(bytes: xml, limits: PropertyListLimits(clock: clock)).root
             guard let dictionary = root.dictionary else {
                 throw ProfileError(.entitlementsInvalid, "the XML entitlements' root is \(root.typeName), not a dictionary")
             }

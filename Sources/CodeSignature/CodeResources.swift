@@ -52,13 +52,20 @@ public struct CodeResources: Sendable, Equatable {
         (files2 ?? files)?.first { $0.path == path }
     }
 
+    /// The seals of `files2` (or `files` when there is no version 2 seal) by path, for looking up
+    /// many paths in time linear in the seals (the first seal of a path wins, as in `seal(for:)`).
+    public func sealsByPath() -> [String: Seal] {
+        Dictionary((files2 ?? files ?? []).map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
     // MARK: Reading
 
-    /// Reads an XML (or binary) property list in CodeResources' shape.
-    public init(bytes: [UInt8]) throws(CodeSignatureError) {
+    /// Reads an XML (or binary) property list in CodeResources' shape; `plistLimits` bound the
+    /// parse (its clock is the time limit of the input the file came from).
+    public init(bytes: [UInt8], plistLimits: PropertyListLimits = .default) throws(CodeSignatureError) {
         let root: PropertyListValue
         do {
-            root = try PropertyList(bytes: bytes).root
+            root = try PropertyList(bytes: bytes, limits: plistLimits).root
         } catch {
             throw CodeSignatureError(.codeResources, "CodeResources is not a property list: \(error.description)")
         }

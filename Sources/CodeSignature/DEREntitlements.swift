@@ -205,11 +205,11 @@ public struct EntitlementsBlob: Sendable, Equatable {
         try BlobFraming.wrap(xml, magic: BlobMagic.entitlements, what: "entitlements blob", reason: .entitlements)
     }
 
-    /// The property list, whose root must be a dictionary.
-    public func dictionary() throws(CodeSignatureError) -> PropertyListDictionary {
+    /// The property list, whose root must be a dictionary; `limits` bound the parse.
+    public func dictionary(limits: PropertyListLimits = .default) throws(CodeSignatureError) -> PropertyListDictionary {
         let root: PropertyListValue
         do {
-            root = try PropertyList(bytes: xml).root
+            root = try PropertyList(bytes: xml, limits: limits).root
         } catch {
             throw CodeSignatureError(.entitlements, "the XML entitlements are not a property list: \(error.description)")
         }

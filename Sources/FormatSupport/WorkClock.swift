@@ -53,9 +53,14 @@ public struct WorkClock: Sendable, Equatable {
 
     /// The sentence of the time-limit error.
     public var timeLimitMessage: String {
-        let limit = seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)
+        let limit = Self.describe(seconds: seconds)
         let subject = file.isEmpty ? "the input" : file
         return "\(subject) took longer than the limit of \(limit) s to process; raise --time-limit if the file is genuine"
+    }
+
+    /// A limit as the user gave it: `5` for 5.0, `0.25` as is.
+    public static func describe(seconds: Double) -> String {
+        seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)
     }
 
     public static func == (lhs: WorkClock, rhs: WorkClock) -> Bool {

@@ -58,7 +58,7 @@ extension MachOSlice {
             return try SymbolTable(
                 entries: entries, count: count, declaredCount: declaredCount, is64Bit: is64Bit, byteOrder: byteOrder,
                 strings: strings, declaredStringSize: Int(location.stringSize), libraries: linkedLibraries,
-                twoLevelNamespace: header.flags.contains(.twoLevelNamespace))
+                twoLevelNamespace: header.flags.contains(.twoLevelNamespace), clock: limits.clock)
         } catch let error as MachOError {
             throw error.inSlice(architecture.name)
         }

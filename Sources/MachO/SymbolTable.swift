@@ -12,10 +12,14 @@ public struct SymbolTable: Sendable {
         public var maximumSymbols: Int
         /// String-table bytes read at most; names past it are counted in `unreadNameCount`.
         public var maximumStringTableBytes: Int
+        /// The time limit of the work on the input the slice came from, checked per symbol and
+        /// per name byte scanned.
+        public var clock: WorkClock
 
-        public init(maximumSymbols: Int = 2_000_000, maximumStringTableBytes: Int = 128 << 20) {
+        public init(maximumSymbols: Int = 2_000_000, maximumStringTableBytes: Int = 128 << 20, clock: WorkClock = .unlimited) {
             self.maximumSymbols = maximumSymbols
             self.maximumStringTableBytes = maximumStringTableBytes
+            self.clock = clock
         }
     }
 
@@ -82,7 +86,8 @@ public struct SymbolTable: Sendable {
     public let debugSymbolCount: Int
     /// `nsyms` from `LC_SYMTAB`.
     public let declaredSymbolCount: Int
-    /// Symbols whose names lie past the part of the string table read under `Limits`.
+    /// Symbols whose names lie past the part of the string table read under `Limits`, or past
+    /// the bytes of names kept (`maximumNameBytes`).
     public let unreadNameCount: Int
     /// Whether a limit cut the table short (symbols or names were skipped).
     public var isTruncated: Bool { declaredSymbolCount > symbolsRead || unreadNameCount > 0 }
@@ -95,10 +100,16 @@ public struct SymbolTable: Sendable {
     ///   - strings: the start of the string table; `declaredStringSize` is its full size, which
     ///     may be larger when a limit cut it.
     ///   - libraries: the slice's linked libraries, to resolve ordinals.
+    ///   - clock: the input's time limit (`ARCHIVE_TIME_LIMIT`), read as symbols and name bytes are
+    ///     scanned: many symbols may name one long string, so the scanning is not bounded by the
+    ///     table's size.
     public init(
         entries: [UInt8], count: Int, declaredCount: Int, is64Bit: Bool, byteOrder: Endianness,
-        strings: [UInt8], declaredStringSize: Int, libraries: [LinkedLibrary], twoLevelNamespace: Bool
+        strings: [UInt8], declaredStringSize: Int, libraries: [LinkedLibrary], twoLevelNamespace: Bool,
+        clock: WorkClock = .unlimited
     ) throws(MachOError) {
+        var clock = clock
+        var nameBytesLeft = Self.maximumNameBytes(stringTableBytes: strings.count)
         let entrySize = is64Bit ? 16 : 12
         guard count >= 0, count <= entries.count / entrySize else {
             throw MachOError(.symbolTable, "\(count) symbols do not fit in \(entries.count) bytes of nlist entries")
@@ -114,6 +125,7 @@ public struct SymbolTable: Sendable {
         var unread = 0
         do {
             for index in 0..<count {
+                if clock.isExpired(after: 1) { throw MachOError(.timeLimit, clock.timeLimitMessage) }
                 let at = index * entrySize
                 let type = try reader.uint8(at: at + 4)
                 if type & 0xE0 != 0 {
@@ -146,10 +158,19 @@ public struct SymbolTable: Sendable {
                             .symbolTable, "the name of symbol \(index) is not NUL-terminated inside the string table")
                     }
                 }
+                if clock.isExpired(after: nameBytes.count) { throw MachOError(.timeLimit, clock.timeLimitMessage) }
                 let isExternal = type & 0x01 != 0
                 let kind = type & 0x0E
                 let isUndefined = kind == 0x0 || kind == 0xC
                 let isClass = nameBytes.starts(with: Self.objcClassPrefix)
+                // Names kept as strings are bounded, however many symbols share their bytes.
+                if isExternal || isClass {
+                    guard nameBytes.count <= nameBytesLeft else {
+                        unread += 1
+                        continue
+                    }
+                    nameBytesLeft -= nameBytes.count
+                }
                 if !isExternal {
                     locals += 1
                     if isClass && !isUndefined {
@@ -192,6 +213,13 @@ public struct SymbolTable: Sendable {
         declaredSymbolCount = declaredCount
         symbolsRead = count
         unreadNameCount = unread
+    }
+
+    /// The bytes of names kept for a string table of `stringTableBytes`: twice the table and a MiB,
+    /// more than any linker's sharing of string tails gives, so only a hostile table (thousands of
+    /// symbols naming one long string) reaches it; the names past it count as unread.
+    public static func maximumNameBytes(stringTableBytes: Int) -> Int {
+        2 * stringTableBytes + (1 << 20)
     }
 
     private static func className(_ symbolName: ArraySlice<UInt8>) -> String {

@@ -1,11 +1,13 @@
+import FormatSupport
+
 /// Turns Apple CgBI PNGs into standard PNGs that every viewer, browser and image library reads.
 public enum CgBIConverter {
     /// A standard PNG for `bytes`: a CgBI file is decoded and re-encoded (see
     /// `DecodedPNG.standardPNG`); a standard PNG is decoded to prove it is sound and returned
-    /// unchanged. Throws what `PNGDecoder.decode` throws.
+    /// unchanged. Throws what `PNGDecoder.decode` throws; `limits.clock` bounds the re-encoding too.
     public static func standardPNG(from bytes: [UInt8], limits: PNGLimits = .default, checksums: PNGChecksumPolicy = .verifyAll) throws(PNGError) -> [UInt8] {
         let decoded = try PNGDecoder.decode(bytes, limits: limits, checksums: checksums)
-        return decoded.isCgBI ? decoded.standardPNG() : bytes
+        return decoded.isCgBI ? try decoded.standardPNG(clock: limits.clock) : bytes
     }
 }
 
@@ -20,6 +22,16 @@ extension DecodedPNG {
     ///   chunks marked safe-to-copy, and (only when the colour type is kept) sBIT, bKGD and, for
     ///   RGB, tRNS.
     public func standardPNG(compressionLevel: Int = 6) -> [UInt8] {
+        PNGEncoder.encode(image, options: standardOptions(compressionLevel: compressionLevel))
+    }
+
+    /// `standardPNG(compressionLevel:)` under the time limit of the input the image came from:
+    /// `ARCHIVE_TIME_LIMIT` once `clock`'s deadline has passed.
+    public func standardPNG(compressionLevel: Int = 6, clock: WorkClock) throws(PNGError) -> [UInt8] {
+        try PNGEncoder.encode(image, options: standardOptions(compressionLevel: compressionLevel), clock: clock)
+    }
+
+    private func standardOptions(compressionLevel: Int) -> PNGEncoder.Options {
         let keepsColorType = header.bitDepth == 8 && (colorType == .rgb || colorType == .rgba)
         var options = PNGEncoder.Options(colorType: keepsColorType && colorType == .rgb ? .rgb : .rgba,
                                          compressionLevel: compressionLevel)
@@ -33,7 +45,7 @@ extension DecodedPNG {
             }
             // A chunk that must precede the image data but came after it was invalid; drop it.
         }
-        return PNGEncoder.encode(image, options: options)
+        return options
     }
 
     private enum Placement { case beforeImageData, anywhere }

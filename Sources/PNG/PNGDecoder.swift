@@ -53,7 +53,8 @@ public enum PNGDecoder {
             throw PNGError(.dimensions, "a \(header.width)×\(header.height) image is too large to address")
         }
 
-        let inflated = try inflateImageData(datastream, imageData: imageData, expectedSize: layout.totalBytes, firstOffset: firstOffset)
+        let inflated = try inflateImageData(
+            datastream, imageData: imageData, expectedSize: layout.totalBytes, firstOffset: firstOffset, clock: limits.clock)
         var mismatches = datastream.checksumMismatches
         if inflated.adlerMismatch {
             guard checksums == .ignore else {
@@ -68,9 +69,10 @@ public enum PNGDecoder {
                 throw PNGError(.noImageData, at: firstOffset, "the image data is empty")
             }
             try layout.unfilter(base, dataOffset: firstOffset, clock: limits.clock)
-            return pixels.expand(UnsafePointer(base), layout: layout, width: header.width, height: header.height, outputCount: outputCount)
+            return try pixels.expand(
+                UnsafePointer(base), layout: layout, width: header.width, height: header.height, outputCount: outputCount,
+                clock: limits.clock)
         }
-        if limits.clock.isPastDeadline { throw PNGError(.timeLimit, limits.clock.timeLimitMessage) }
         guard let image = RGBAImage(width: header.width, height: header.height, pixels: rgba) else {
             throw PNGError(.dimensions, "a \(header.width)×\(header.height) image is too large to address")
         }
@@ -79,7 +81,9 @@ public enum PNGDecoder {
 
     /// Standard PNGs are zlib streams. CgBI files are raw deflate as a rule, but some carry a
     /// zlib header: try the framing the data looks like first, then the other one.
-    private static func inflateImageData(_ datastream: PNGDatastream, imageData: [PNGChunk], expectedSize: Int, firstOffset: Int) throws(PNGError) -> InflatedImageData {
+    private static func inflateImageData(
+        _ datastream: PNGDatastream, imageData: [PNGChunk], expectedSize: Int, firstOffset: Int, clock: WorkClock
+    ) throws(PNGError) -> InflatedImageData {
         let ranges = imageData.map { $0.data.startIndex..<$0.data.endIndex }
         var framings: [DeflateFraming] = [.zlib]
         if let flags = datastream.header.cgbiFlags {
@@ -94,7 +98,7 @@ public enum PNGDecoder {
         for framing in framings {
             do {
                 return try ImageDataInflater.inflate(file: datastream.file, ranges: ranges, framing: framing,
-                                                     expectedSize: expectedSize, firstChunkOffset: firstOffset)
+                                                     expectedSize: expectedSize, firstChunkOffset: firstOffset, clock: clock)
             } catch let error where error.kind == .inflate || error.kind == .dataSize {
                 if firstError == nil { firstError = error }
             }
@@ -104,7 +108,7 @@ public enum PNGDecoder {
 }
 
 /// How one stored pixel becomes RGBA8.
-private enum PixelLayout {
+enum PixelLayout {
     case gray(depth: Int, key: UInt16?)
     case grayAlpha(depth: Int)
     case rgb(depth: Int, key: (UInt16, UInt16, UInt16)?)
@@ -165,9 +169,13 @@ private enum PixelLayout {
     }
 
     /// Converts unfiltered scanlines (filter bytes still in place) into a `width × height` RGBA8
-    /// buffer of `outputCount` bytes.
-    func expand(_ data: UnsafePointer<UInt8>, layout: ScanlineLayout, width: Int, height: Int, outputCount: Int) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: outputCount) { output, initialized in
+    /// buffer of `outputCount` bytes, checking `clock` per row.
+    func expand(
+        _ data: UnsafePointer<UInt8>, layout: ScanlineLayout, width: Int, height: Int, outputCount: Int, clock: WorkClock
+    ) throws(PNGError) -> [UInt8] {
+        var clock = clock
+        var expired = false
+        let rgba = [UInt8](unsafeUninitializedCapacity: outputCount) { output, initialized in
             guard let out = output.baseAddress else { return }
             let interlaced = layout.passes.count > 1 || layout.passes.first?.xStep != 1
             let widest = layout.passes.map(\.width).max() ?? 0
@@ -175,6 +183,10 @@ private enum PixelLayout {
             rowBuffer.withUnsafeMutableBufferPointer { scratch in
                 for pass in layout.passes {
                     for row in 0..<pass.height {
+                        if clock.isExpired(after: pass.width * 4) {
+                            expired = true
+                            return
+                        }
                         let source = data + pass.offset + row * (pass.rowBytes + 1) + 1
                         let imageRow = pass.yStart + row * pass.yStep
                         if !interlaced {
@@ -195,9 +207,12 @@ private enum PixelLayout {
                     }
                 }
             }
-            // Every pixel belongs to exactly one pass, so all of `output` has been written.
-            initialized = outputCount
+            // Every pixel belongs to exactly one pass, so all of `output` has been written
+            // (unless the deadline stopped the loop).
+            initialized = expired ? 0 : outputCount
         }
+        if expired { throw PNGError(.timeLimit, clock.timeLimitMessage) }
+        return rgba
     }
 
     private func convertRow(_ source: UnsafePointer<UInt8>, count: Int, into out: UnsafeMutablePointer<UInt8>) {

@@ -1,7 +1,10 @@
+import FormatSupport
+
 /// Writes standard, non-interlaced, 8-bit PNGs from `RGBAImage`.
 ///
 /// The output is deterministic: the same image and options give the same bytes (for a given zlib
-/// build). Encoding cannot fail; if zlib cannot even start, the data is stored uncompressed.
+/// build). Encoding cannot fail, except when given a `WorkClock` whose deadline passes (checked
+/// per row and per MiB compressed); if zlib cannot even start, the data is stored uncompressed.
 public enum PNGEncoder {
     public struct Options: Sendable {
         public enum ColorType: Sendable {
@@ -51,6 +54,23 @@ public enum PNGEncoder {
     }
 
     public static func encode(_ image: RGBAImage, options: Options) -> [UInt8] {
+        encode(image, options: options, tick: { (_: Int) in })
+    }
+
+    /// `encode(_:options:)` under the time limit of the input the image came from:
+    /// `ARCHIVE_TIME_LIMIT` once `clock`'s deadline has passed.
+    public static func encode(_ image: RGBAImage, options: Options = Options(), clock: WorkClock) throws(PNGError) -> [UInt8] {
+        var clock = clock
+        return try encode(image, options: options) { (units: Int) throws(PNGError) in
+            if clock.isExpired(after: units) { throw PNGError(.timeLimit, clock.timeLimitMessage) }
+        }
+    }
+
+    /// The encoder, told each unit of work (a row's bytes, a piece of compressed input) through
+    /// `tick`, which may stop it by throwing.
+    private static func encode<Failure: Error>(
+        _ image: RGBAImage, options: Options, tick: (Int) throws(Failure) -> Void
+    ) throws(Failure) -> [UInt8] {
         let opaque: Bool
         switch options.colorType {
         case .rgba: opaque = false
@@ -58,8 +78,9 @@ public enum PNGEncoder {
         case .automatic: opaque = stride(from: 3, to: image.pixels.count, by: 4).allSatisfy { image.pixels[$0] == 255 }
         }
         let channels = opaque ? 3 : 4
-        let scanlines = filteredScanlines(image, channels: channels, strategy: options.filter)
-        let compressed = ImageDataDeflater.deflate(scanlines, level: Int32(min(max(options.compressionLevel, 0), 9)))
+        let scanlines = try filteredScanlines(image, channels: channels, strategy: options.filter, tick: tick)
+        let compressed = try ImageDataDeflater.deflate(
+            scanlines, level: Int32(min(max(options.compressionLevel, 0), 9)), tick: tick)
 
         var output = PNGHeader.signature
         output.reserveCapacity(compressed.count + 1024)
@@ -88,7 +109,9 @@ public enum PNGEncoder {
     }
 
     /// Rows of `channels`-byte pixels, each preceded by its filter type.
-    private static func filteredScanlines(_ image: RGBAImage, channels: Int, strategy: Options.FilterStrategy) -> [UInt8] {
+    private static func filteredScanlines<Failure: Error>(
+        _ image: RGBAImage, channels: Int, strategy: Options.FilterStrategy, tick: (Int) throws(Failure) -> Void
+    ) throws(Failure) -> [UInt8] {
         let width = image.width, height = image.height
         let rowBytes = width * channels
         let total = height * (rowBytes + 1)
@@ -104,13 +127,21 @@ public enum PNGEncoder {
             }
         }
         var candidate = [UInt8](repeating: 0, count: rowBytes)
-        return [UInt8](unsafeUninitializedCapacity: total) { output, initialized in
+        var stopped: Failure?
+        let scanlines = [UInt8](unsafeUninitializedCapacity: total) { output, initialized in
             rows.withUnsafeBufferPointer { source in
                 zero.withUnsafeBufferPointer { zeroRow in
                     candidate.withUnsafeMutableBufferPointer { trial in
                         guard let source = source.baseAddress, let zeroRow = zeroRow.baseAddress,
                               let trial = trial.baseAddress, let out = output.baseAddress else { return }
                         for row in 0..<height {
+                            do throws(Failure) {
+                                // Adaptive filtering tries all five filters: five times the row.
+                                try tick(strategy == .adaptive ? rowBytes * 5 : rowBytes)
+                            } catch {
+                                stopped = error
+                                return
+                            }
                             let current = source + row * rowBytes
                             let previous = row == 0 ? zeroRow : source + (row - 1) * rowBytes
                             let target = out + row * (rowBytes + 1)
@@ -138,7 +169,9 @@ public enum PNGEncoder {
                     }
                 }
             }
-            initialized = total
+            initialized = stopped == nil ? total : 0
         }
+        if let stopped { throw stopped }
+        return scanlines
     }
 }

@@ -1,4 +1,5 @@
 import CZlib
+import FormatSupport
 
 /// How the deflate data in IDAT is wrapped.
 enum DeflateFraming: Sendable {
@@ -24,6 +25,9 @@ struct InflatedImageData {
 }
 
 enum ImageDataInflater {
+    /// Bytes inflated per call to zlib.
+    static let inflateWindow = 1 << 20
+
     /// Inflates the IDAT payloads `ranges` of `file` as one stream into exactly `expectedSize`
     /// bytes.
     ///
@@ -33,13 +37,19 @@ enum ImageDataInflater {
     ///   (some writers compress each IDAT or each iDOT section separately).
     /// - Once the image is complete, a missing Adler-32 trailer or a missing final block is
     ///   tolerated (nothing more is needed); a wrong Adler-32 is reported in the result.
-    static func inflate(file: [UInt8], ranges: [Range<Int>], framing: DeflateFraming, expectedSize: Int, firstChunkOffset: Int) throws(PNGError) -> InflatedImageData {
+    /// - Output is produced a window at a time, with `clock` checked between windows.
+    static func inflate(
+        file: [UInt8], ranges: [Range<Int>], framing: DeflateFraming, expectedSize: Int, firstChunkOffset: Int,
+        clock: WorkClock = .unlimited
+    ) throws(PNGError) -> InflatedImageData {
         var failure: PNGError?
         var adlerMismatch = false
         let output = [UInt8](unsafeUninitializedCapacity: expectedSize) { buffer, initialized in
             file.withUnsafeBufferPointer { input in
                 do throws(PNGError) {
-                    adlerMismatch = try run(input: input, ranges: ranges, framing: framing, output: buffer, firstChunkOffset: firstChunkOffset)
+                    adlerMismatch = try run(
+                        input: input, ranges: ranges, framing: framing, output: buffer, firstChunkOffset: firstChunkOffset,
+                        clock: clock)
                     initialized = expectedSize
                 } catch {
                     failure = error
@@ -52,7 +62,11 @@ enum ImageDataInflater {
     }
 
     /// Returns whether the Adler-32 mismatched.
-    private static func run(input: UnsafeBufferPointer<UInt8>, ranges: [Range<Int>], framing: DeflateFraming, output: UnsafeMutableBufferPointer<UInt8>, firstChunkOffset: Int) throws(PNGError) -> Bool {
+    private static func run(
+        input: UnsafeBufferPointer<UInt8>, ranges: [Range<Int>], framing: DeflateFraming,
+        output: UnsafeMutableBufferPointer<UInt8>, firstChunkOffset: Int, clock: WorkClock
+    ) throws(PNGError) -> Bool {
+        var clock = clock
         guard let inputBase = input.baseAddress, let outputBase = output.baseAddress else {
             throw PNGError(.noImageData, at: firstChunkOffset, "the image data is empty")
         }
@@ -104,11 +118,15 @@ enum ImageDataInflater {
                     break
                 }
             } else {
-                let window = min(expected - produced, 1 << 30)
+                // A window of 1 MiB keeps the time-limit check a few milliseconds apart.
+                let window = min(expected - produced, inflateWindow)
                 stream.next_out = outputBase + produced
                 stream.avail_out = UInt32(window)
                 status = CZlib.inflate(&stream, Z_NO_FLUSH)
                 produced += window - Int(stream.avail_out)
+                if clock.isExpired(after: window - Int(stream.avail_out)) {
+                    throw PNGError(.timeLimit, clock.timeLimitMessage)
+                }
                 if status == Z_BUF_ERROR, stream.avail_in == inputBefore, Int(stream.avail_out) == window {
                     // No progress with input and room available cannot happen; stop rather than spin.
                     break
@@ -151,9 +169,15 @@ enum ImageDataInflater {
 }
 
 enum ImageDataDeflater {
+    /// Bytes fed to zlib per call, with `tick` called between them.
+    static let deflateWindow = 1 << 20
+
     /// zlib-wrapped deflate of `data`. Deterministic for a given zlib build. If zlib cannot start
     /// (it only fails for lack of memory), falls back to stored blocks, which any decoder reads.
-    static func deflate(_ data: [UInt8], level: Int32) -> [UInt8] {
+    /// `tick` is told each piece of input fed to zlib and may stop the work by throwing.
+    static func deflate<Failure: Error>(
+        _ data: [UInt8], level: Int32, tick: (Int) throws(Failure) -> Void
+    ) throws(Failure) -> [UInt8] {
         var stream = z_stream()
         guard deflateInit2_(&stream, level, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             return stored(data)
@@ -161,6 +185,7 @@ enum ImageDataDeflater {
         defer { deflateEnd(&stream) }
         let bound = Int(deflateBound(&stream, uLong(data.count)))
         var failed = false
+        var stopped: Failure?
         var output = [UInt8](unsafeUninitializedCapacity: bound) { buffer, initialized in
             data.withUnsafeBufferPointer { input in
                 stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
@@ -170,10 +195,17 @@ enum ImageDataDeflater {
                 var consumed = 0
                 var written = 0
                 var status = Z_OK
-                // Feed and drain in pieces below 4 GiB; deflateBound guarantees the room.
+                // Feed in pieces of `deflateWindow`, drain in pieces below 4 GiB; deflateBound
+                // guarantees the room.
                 while status != Z_STREAM_END {
                     if stream.avail_in == 0, consumed < data.count {
-                        let piece = min(data.count - consumed, 1 << 30)
+                        let piece = min(data.count - consumed, deflateWindow)
+                        do throws(Failure) {
+                            try tick(piece)
+                        } catch {
+                            stopped = error
+                            break
+                        }
                         stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress.map { $0 + consumed })
                         stream.avail_in = UInt32(piece)
                         consumed += piece
@@ -192,9 +224,10 @@ enum ImageDataDeflater {
                         break
                     }
                 }
-                initialized = written
+                initialized = stopped == nil ? written : 0
             }
         }
+        if let stopped { throw stopped }
         if failed {
             output = stored(data)
         }

@@ -73,8 +73,9 @@ public struct ProvisioningProfile: Sendable {
     /// Whether `DER-Encoded-Profile` (a DER copy Apple adds to newer profiles) is present.
     public let hasDEREncodedProfile: Bool
 
-    /// Reads a profile from the bytes of a `.mobileprovision` file.
-    public init(bytes: [UInt8]) throws(ProfileError) {
+    /// Reads a profile from the bytes of a `.mobileprovision` file; `plistLimits` bound the
+    /// property list inside (its clock is the time limit of the input the profile came from).
+    public init(bytes: [UInt8], plistLimits: PropertyListLimits = .default) throws(ProfileError) {
         guard bytes.count <= Self.maximumSize else {
             throw ProfileError(
                 .tooLarge, "the file is \(bytes.count) bytes, more than the \(Self.maximumSize)-byte limit for a profile")
@@ -97,7 +98,7 @@ public struct ProvisioningProfile: Sendable {
         }
         let root: PropertyListValue
         do {
-            root = try PropertyList(bytes: signedData.content).root
+            root = try PropertyList(bytes: signedData.content, limits: plistLimits).root
         } catch {
             throw ProfileError(.plistInvalid, "the signed content is not a property list (\(error.code): \(error))")
         }

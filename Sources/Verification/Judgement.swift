@@ -12,13 +12,16 @@ struct Judgement {
     let date: Date
     let results: EntryHashing.Computed
     let units: [Verifier.PreparedUnit]
+    /// The input's time limit, for the property lists parsed here (profiles, entitlements).
+    let clock: WorkClock
 
     private var findings: [SignatureFinding] = []
 
-    init(date: Date, results: EntryHashing.Computed, units: [Verifier.PreparedUnit]) {
+    init(date: Date, results: EntryHashing.Computed, units: [Verifier.PreparedUnit], clock: WorkClock = .unlimited) {
         self.date = date
         self.results = results
         self.units = units
+        self.clock = clock
     }
 
     mutating func report(input: String) -> VerificationReport {
@@ -94,7 +97,8 @@ struct Judgement {
                 leaf = leaf ?? certificate
             }
             if signedEntitlements == nil {
-                signedEntitlements = (try? signature.entitlements?.dictionary()) ?? (try? signature.derEntitlements())?.dictionary
+                signedEntitlements = (try? signature.entitlements?.dictionary(limits: PropertyListLimits(clock: clock)))
+                    ?? (try? signature.derEntitlements())?.dictionary
             }
             if let bundle = unit.bundle, let identifier = signature.identifier, let bundleID = bundle.bundleIdentifier,
                 identifier != bundleID
@@ -222,16 +226,22 @@ struct Judgement {
             return
         }
         guard let resources = prepared.codeResources else { return }
+        // Looked up once per entry: indexed first, so the work stays linear in the entries.
+        let seals = resources.sealsByPath()
+        var bundleExecutables: [String: String] = [:]
+        for other in units where other.unit.bundle != nil {
+            if bundleExecutables[other.unit.path] == nil { bundleExecutables[other.unit.path] = other.unit.executablePath ?? "" }
+        }
         var facts: [String: ResourceFacts] = [:]
         for entry in prepared.entries {
             let full = unit.path + "/" + entry.path
             if let digests = results.digests[full] {
                 facts[entry.path] = .digests(digests)
             }
-            let code = units.first(where: { $0.unit.path == full && $0.unit.bundle != nil })?.unit.executablePath ?? full
+            let code = bundleExecutables[full].map { $0.isEmpty ? full : $0 } ?? full
             if let (slices, problem) = results.machOs[code], problem == nil {
                 var sealed: [UInt8]?
-                if case .nestedCode(let cdhash, _)? = resources.seal(for: entry.path)?.content { sealed = cdhash }
+                if case .nestedCode(let cdhash, _)? = seals[entry.path]?.content { sealed = cdhash }
                 let cdhashes = slices.flatMap { $0.signature?.codeDirectories.compactMap(\.cdhash) ?? [] }
                 if let chosen = cdhashes.first(where: { $0 == sealed }) ?? cdhashes.first {
                     facts[entry.path, default: ResourceFacts()].nestedCode = .init(cdhash: chosen, requirement: "")
@@ -244,7 +254,7 @@ struct Judgement {
             guard facts[relative] == nil, let code = other.unit.executablePath, let (slices, problem) = results.machOs[code], problem == nil
             else { continue }
             var sealed: [UInt8]?
-            if case .nestedCode(let cdhash, _)? = resources.seal(for: relative)?.content { sealed = cdhash }
+            if case .nestedCode(let cdhash, _)? = seals[relative]?.content { sealed = cdhash }
             let cdhashes = slices.flatMap { $0.signature?.codeDirectories.compactMap(\.cdhash) ?? [] }
             if let chosen = cdhashes.first(where: { $0 == sealed }) ?? cdhashes.first {
                 facts[relative] = ResourceFacts(nestedCode: .init(cdhash: chosen, requirement: ""))
@@ -275,7 +285,7 @@ struct Judgement {
 
     private mutating func judgeProfile(_ prepared: Verifier.PreparedUnit, leaf: Certificate, entitlements: PropertyListDictionary) {
         let unit = prepared.unit
-        guard let bytes = prepared.profileBytes, let profile = try? ProvisioningProfile(bytes: bytes) else { return }
+        guard let bytes = prepared.profileBytes, let profile = try? ProvisioningProfile(bytes: bytes, plistLimits: PropertyListLimits(clock: clock)) else { return }
         let profilePath = unit.path + "/embedded.mobileprovision"
         var serializer = DER.Serializer()
         if (try? serializer.serialize(leaf)) != nil {

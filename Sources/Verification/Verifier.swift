@@ -54,7 +54,7 @@ public enum Verifier {
                 ready.entries = resourceEntries(of: bundle.path, in: zip)
                 if let bytes = ready.codeResourcesBytes {
                     do {
-                        let resources = try CodeResources(bytes: bytes)
+                        let resources = try CodeResources(bytes: bytes, plistLimits: PropertyListLimits(clock: zip.workClock()))
                         let requests = try resources.verificationRequests(for: ready.entries)
                         for request in requests {
                             let full = bundle.path + "/" + request.path
@@ -87,8 +87,10 @@ public enum Verifier {
         let computed = try EntryHashing.run(order.map { jobs[$0] }, archive: zip, workers: workers)
         try app.checkLimits()
 
-        var judge = Judgement(date: date, results: computed, units: prepared)
-        return judge.report(input: zip.path)
+        var judge = Judgement(date: date, results: computed, units: prepared, clock: zip.workClock())
+        let report = judge.report(input: zip.path)
+        try app.checkLimits()
+        return report
     }
 
     // MARK: Units

@@ -20,7 +20,8 @@ public enum Wrapper {
     static func brokenSeal(of archive: AppArchive) -> String? {
         let path = archive.app.path + "/_CodeSignature/CodeResources"
         let added = [PolicyBundle.folderName + "/Info.plist", PolicyBundle.folderName + "/" + PolicyBundle.policyFileName]
-        guard let bytes = try? archive.read(path, maximumSize: 16 << 20), let resources = try? CodeResources(bytes: bytes),
+        guard let bytes = try? archive.read(path, maximumSize: 16 << 20), let resources = try? CodeResources(
+            bytes: bytes, plistLimits: PropertyListLimits(clock: archive.archive.zip.workClock())),
             let rules = resources.rules2 ?? resources.rules, let ruleSet = try? ResourceRuleSet(rules),
             let decisions = try? ruleSet.decide(added.map { ResourceEntry(path: $0, kind: .file) }, mainExecutable: nil)
         else {

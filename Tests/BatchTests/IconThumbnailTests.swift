@@ -1,4 +1,5 @@
 import Batch
+import FormatSupport
 import PNG
 import Testing
 import TestSupport
@@ -44,5 +45,14 @@ import TestSupport
         var header = IPABuilder.iconPNG(size: 8, cgbi: false)
         header.replaceSubrange(16..<24, with: [0, 0, 0x13, 0x88, 0, 0, 0x13, 0x88])
         #expect(throws: PNGError.self) { try IconThumbnail.png(from: header) }
+    }
+
+    /// The thumbnail's decode and encode run under the input's time limit (issue 19).
+    @Test func aPassedDeadlineStopsTheThumbnail() throws {
+        let source = IPABuilder.iconPNG(size: 1024, seed: 3, cgbi: false)
+        let passed = WorkClock(deadline: .now - .seconds(1), seconds: 1, file: "App.ipa")
+        #expect(throws: PNGError(.timeLimit, passed.timeLimitMessage)) { try IconThumbnail.png(from: source, clock: passed) }
+        let thumbnail = try IconThumbnail.png(from: source, clock: WorkClock(seconds: 600, file: "App.ipa"))
+        #expect(thumbnail == (try IconThumbnail.png(from: source)))
     }
 }

@@ -1,4 +1,5 @@
 import Batch
+import FormatSupport
 import Foundation
 import Testing
 import TestSupport
@@ -98,5 +99,48 @@ import TestSupport
         #expect(BatchInput(path: "a/App.ipa", name: "App.ipa").stem == "App")
         #expect(BatchInput(path: "a/App.IPA", name: "team/App.IPA").stem == "team/App")
         #expect(BatchInput(path: "notes.txt", name: "notes.txt").stem == "notes.txt")
+    }
+}
+
+/// The search for a batch's inputs is bounded (issue 19): by `--time-limit` as a whole (the clock
+/// read every 256 entries, while a folder is listed and while its entries are examined) and by
+/// `InputDiscovery.maximumEntries`. A folder of millions of entries stops the batch before any job.
+@Suite struct InputDiscoveryBoundTests {
+    static let passed = WorkClock(deadline: .now - .seconds(1), seconds: 5, file: "")
+
+    @Test func aPassedDeadlineStopsTheFolderSearch() throws {
+        let scratch = try ScratchDirectory("discovery-deadline")
+        for index in 0..<300 { try scratch.write("apps/App\(index).ipa", []) }
+        let folder = scratch.path("apps")
+        #expect(throws: BatchInputError.folderTimeLimit(folder, seconds: 5)) {
+            try InputDiscovery.inputs([folder], clock: Self.passed)
+        }
+        #expect(try InputDiscovery.inputs([folder], clock: WorkClock(seconds: 600, file: "")).count == 300)
+    }
+
+    @Test func aPassedDeadlineStopsTheListedPaths() throws {
+        let paths = (0..<300).map { "/nonexistent/App\($0).ipa" }
+        // The clock is read at the 256th path.
+        #expect(throws: BatchInputError.folderTimeLimit(paths[255], seconds: 5)) {
+            try InputDiscovery.inputs(paths, clock: Self.passed)
+        }
+    }
+
+    @Test func moreEntriesThanTheBoundStopTheSearch() throws {
+        let scratch = try ScratchDirectory("discovery-entries")
+        // 102 entries below the folder: 22 in it (four of them folders), 80 in the subfolders; hidden
+        // files count too.
+        for index in 0..<16 { try scratch.write("apps/App\(index).ipa", []) }
+        try scratch.write("apps/.hidden", [])
+        try scratch.write("apps/notes.txt", [])
+        for folder in 0..<4 {
+            for index in 0..<20 { try scratch.write("apps/team\(folder)/App\(index).ipa", []) }
+        }
+        let folder = scratch.path("apps")
+        let error = BatchInputError.folderTooLarge(folder, limit: 101)
+        #expect(throws: error) { try InputDiscovery.inputs([folder], maximumEntries: 101) }
+        #expect(error.code == "BATCH_FOLDER_TOO_LARGE")
+        #expect(error.category == .invalidInput)
+        #expect(try InputDiscovery.inputs([folder], maximumEntries: 102).count == 96)
     }
 }

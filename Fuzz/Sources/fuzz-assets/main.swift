@@ -5,10 +5,15 @@
 // - a decoded bitmap has the rendition's dimensions and its raw rows are `bytesPerRow` apart;
 // - the chosen app icon is one of the set's renditions, its image is what `image(for:)` gives, and
 //   exactly one candidate is marked chosen.
+// - under a deadline already passed (`--time-limit`), decoding a bitmap and writing it as a PNG
+//   either give what they give without one or stop with `ARCHIVE_TIME_LIMIT`.
 // Every refusal is an `AssetCatalogError` by the reader's typed throws.
 import AssetCatalog
+import FormatSupport
 import FuzzDriver
 import PNG
+
+let passed = WorkClock(deadline: .now - .seconds(1), seconds: 1, file: "fuzz")
 
 /// Renditions and facets examined per input; the reader's own limits are far larger.
 let examined = 64
@@ -34,6 +39,20 @@ func fuzzOne(_ bytes: [UInt8]) {
                          "bitmap rows do not fit in its bytes")
         }
         _ = try? catalog.rawData(for: rendition)
+    }
+    var lateLimits = AssetCatalog.Limits()
+    lateLimits.clock = passed
+    if let late = try? AssetCatalog(bytes: bytes, limits: lateLimits) {
+        for rendition in late.renditions.prefix(examined) {
+            do {
+                let png = try late.pngFile(for: rendition)
+                precondition((try? catalog.pngFile(for: rendition)) == png, "a PNG written under a passed deadline differs")
+            } catch {
+                precondition(
+                    error.kind == .timeLimit || (try? catalog.pngFile(for: rendition)) == nil,
+                    "a passed deadline turned into \(error.code): \(error)")
+            }
+        }
     }
     for facet in catalog.facets.prefix(examined) {
         for iPadOnly in [false, true] {

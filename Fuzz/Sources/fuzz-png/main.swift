@@ -5,9 +5,14 @@
 // - checksums are only tolerated as asked: an input decoded with `.ignore` and no recorded
 //   mismatch decodes the same with `.verifyAll`, and one with mismatches is refused by it;
 // - the standard PNG written for a decoded image (CgBI or not) decodes, with every checksum
-//   verified, to the same pixels.
+//   verified, to the same pixels;
+// - under a deadline already passed (`--time-limit`), decoding and re-encoding either give the
+//   same result or stop with `ARCHIVE_TIME_LIMIT`, never another error.
+import FormatSupport
 import FuzzDriver
 import PNG
+
+let passed = WorkClock(deadline: .now - .seconds(1), seconds: 1, file: "fuzz")
 
 func fuzzOne(_ bytes: [UInt8]) {
     // Mutations break CRCs; `.ignore` lets the fuzzer reach past them.
@@ -31,7 +36,20 @@ func fuzzOne(_ bytes: [UInt8]) {
                      "verifyAll refused with \(error.code) a file that decodes with no mismatch: \(error)")
     }
 
+    do {
+        let late = try PNGDecoder.decode(bytes, limits: PNGLimits(clock: passed), checksums: .ignore)
+        precondition(late.image == decoded.image, "a decode under a passed deadline gave other pixels")
+    } catch {
+        precondition(error.kind == .timeLimit, "a passed deadline turned into \(error.code): \(error)")
+    }
+
     let standard = decoded.standardPNG()
+    do {
+        let late = try decoded.standardPNG(clock: passed)
+        precondition(late == standard, "an encode under a passed deadline gave other bytes")
+    } catch {
+        precondition(error.kind == .timeLimit, "a passed deadline turned into \(error.code): \(error)")
+    }
     do {
         let again = try PNGDecoder.decode(standard, checksums: .verifyAll)
         precondition(!again.isCgBI, "the standard PNG is still CgBI")

@@ -337,7 +337,7 @@ extension AppArchive {
     /// when needed, asset-catalog renditions converted from premultiplied BGRA.
     public func iconPNG(_ icon: ResolvedIcon) throws -> [UInt8] {
         if let image = icon.assetImage {
-            return PNGEncoder.encode(image)
+            return try PNGEncoder.encode(image, clock: archive.zip.workClock())
         }
         guard let bytes = try read(icon.path, maximumSize: 64 << 20) else {
             throw BundleError.entryMissing(archive: archive.path, path: icon.path)

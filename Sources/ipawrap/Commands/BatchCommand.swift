@@ -2,6 +2,7 @@ import ArgumentParser
 import Batch
 import Checks
 import Dispatch
+import FormatSupport
 import Foundation
 import IPAArchive
 import Policy
@@ -23,8 +24,11 @@ struct BatchCommand: ParsableCommand {
             An input's name is its path relative to the folder it was found in (or its file name); \
             outputs in --out-dir are named after it, and --shard I/N takes the inputs for which \
             1 + (first 8 bytes of SHA-256 of the NFC name, big-endian) mod N is I.
+            Folders are searched at most 32 levels deep, over at most 1,000,000 entries, within \
+            --time-limit as a whole (each input then has its own --time-limit).
             Exit codes: 0 no input failed, 1 at least one input failed, 64 usage error (also: no inputs \
-            found, two inputs with the same output), 74 the --report or --out-dir cannot be written, \
+            found, two inputs with the same output), 65 the folders hold too many entries or take longer \
+            than --time-limit to search, 74 the --report or --out-dir cannot be written, \
             130 interrupted by Ctrl-C (143 by SIGTERM): finished outputs stay, unfinished ones leave \
             nothing.
             """,
@@ -206,7 +210,9 @@ struct BatchSession {
         for list in options.lists {
             arguments += try InputDiscovery.paths(inListFile: list)
         }
-        let all = try InputDiscovery.inputs(arguments, excluding: options.outDir.map { [$0] } ?? [])
+        // Searching the folders is held to the same time limit as each input.
+        let clock = WorkClock(seconds: job.limits.maximumSeconds, file: "")
+        let all = try InputDiscovery.inputs(arguments, excluding: options.outDir.map { [$0] } ?? [], clock: clock)
         guard !all.isEmpty else {
             throw BatchInputError.noInputs(searched: arguments.filter(InputDiscovery.isFolder))
         }
