@@ -38,13 +38,54 @@ struct BatchOptions: ParsableArguments {
         valueName: "list"))
     var lists: [String] = []
 
+    @Option(help: ArgumentHelp("Inputs worked on at once (default: the number of cores).", valueName: "n"))
+    var jobs: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Work on part I of N (1-based): the inputs whose name hashes to I, so N jobs running the same command "
+                + "cover every input exactly once.", valueName: "I/N"),
+        transform: { argument in
+            do {
+                return try Shard(parsing: argument)
+            } catch {
+                throw ValidationError("expects I/N with 1 <= I <= N (e.g. 2/4)")
+            }
+        })
+    var shard: Shard?
+
+    @OptionGroup(title: "Output") var output: BatchOutputOptions
+
+    func validate() throws {
+        if inputs.isEmpty && lists.isEmpty {
+            throw ValidationError("name at least one .ipa file or folder, or a list of them with --from")
+        }
+        if let jobs, !(1...1024).contains(jobs) {
+            throw ValidationError("--jobs expects a number from 1 to 1024, got \(jobs)")
+        }
+        if lists.filter({ $0 == "-" }).count > 1 {
+            throw ValidationError("--from - (standard input) can be given only once")
+        }
+    }
+
+    /// Runs `job` over the inputs, printing as the options ask, and exits with the batch's status.
+    func run(_ job: BatchJob) throws {
+        let progress = !output.noProgress && isatty(STDERR_FILENO) == 1
+        let session = BatchSession(job: job, options: BatchSessionOptions(
+            inputs: inputs, lists: lists, jobs: jobs, shard: shard, htmlReport: output.htmlReport,
+            keepResults: output.reportFormat != nil, progress: progress))
+        let console = BatchConsole(job: job, jsonLines: output.jsonLines, document: output.reportFormat, progress: progress)
+        let code = try reportingErrors { try session.run(reportingTo: console) }
+        if code != 0 { throw ExitCode(code) }
+    }
+}
+
+/// Where a batch's outputs go and how its results are printed.
+struct BatchOutputOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Write outputs here, named after each input (subfolders of a folder input are kept): the wrapped apps, "
             + "or for inspect and check one JSON report per input (App.ipa → App.json).", valueName: "dir"))
     var outDir: String?
-
-    @Option(help: ArgumentHelp("Inputs worked on at once (default: the number of cores).", valueName: "n"))
-    var jobs: Int?
 
     @Flag(help: "Print one JSON object per input (its result and report), one per line, instead of text.")
     var jsonLines = false
@@ -59,49 +100,13 @@ struct BatchOptions: ParsableArguments {
             + "profiles and findings with remedies, sortable and filterable offline.", valueName: "file.html"))
     var htmlReport: String?
 
-    @Option(help: ArgumentHelp(
-        "Work on part I of N (1-based): the inputs whose name hashes to I, so N jobs running the same command "
-            + "cover every input exactly once.", valueName: "I/N"))
-    var shard: String?
-
     @Flag(help: "No progress line, even on a terminal.")
     var noProgress = false
 
     func validate() throws {
-        if inputs.isEmpty && lists.isEmpty {
-            throw ValidationError("name at least one .ipa file or folder, or a list of them with --from")
-        }
-        if let jobs, !(1...1024).contains(jobs) {
-            throw ValidationError("--jobs expects a number from 1 to 1024, got \(jobs)")
-        }
         if jsonLines, let reportFormat {
             throw ValidationError("--json-lines and --report-format \(reportFormat.rawValue) ask for different outputs; give one")
         }
-        if lists.filter({ $0 == "-" }).count > 1 {
-            throw ValidationError("--from - (standard input) can be given only once")
-        }
-        if let shard {
-            do {
-                _ = try Shard(parsing: shard)
-            } catch {
-                throw ValidationError(error.description)
-            }
-        }
-    }
-
-    var parsedShard: Shard? {
-        shard.flatMap { try? Shard(parsing: $0) }
-    }
-
-    /// Runs `job` over the inputs, printing as the options ask, and exits with the batch's status.
-    func run(_ job: BatchJob) throws {
-        let progress = !noProgress && isatty(STDERR_FILENO) == 1
-        let session = BatchSession(job: job, options: BatchSessionOptions(
-            inputs: inputs, lists: lists, jobs: jobs, shard: parsedShard, htmlReport: htmlReport,
-            keepResults: reportFormat != nil, progress: progress))
-        let console = BatchConsole(job: job, jsonLines: jsonLines, document: reportFormat, progress: progress)
-        let code = try reportingErrors { try session.run(reportingTo: console) }
-        if code != 0 { throw ExitCode(code) }
     }
 }
 
@@ -118,14 +123,14 @@ struct BatchReportOptions: ParsableArguments {
     @Flag(help: "Also compute the SHA-256 of each whole file (reads every byte).")
     var sha256 = false
 
-    @OptionGroup var checks: CheckOptionGroup
-    @OptionGroup var limits: ArchiveLimitOptions
+    @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
+    @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
     func run(_ operation: BatchJob.Operation) throws {
         let job = try reportingErrors {
             BatchJob(
                 operation: operation, checks: try checks.checkOptions(sha256: sha256), data: try checks.toolData().checks,
-                limits: limits.limits, outputDirectory: batch.outDir, collectIcons: batch.htmlReport != nil, tool: ToolInfo.tool)
+                limits: limits.limits, outputDirectory: batch.output.outDir, collectIcons: batch.output.htmlReport != nil, tool: ToolInfo.tool)
         }
         try batch.run(job)
     }
@@ -167,12 +172,12 @@ struct BatchWrapCommand: ParsableCommand {
     @OptionGroup var batch: BatchOptions
 
     @OptionGroup var wrap: WrapOptionGroup
-    @OptionGroup var checks: CheckOptionGroup
-    @OptionGroup var templates: TemplateOptions
-    @OptionGroup var limits: ArchiveLimitOptions
+    @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
+    @OptionGroup(title: "Policy") var templates: TemplateOptions
+    @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
     func validate() throws {
-        if batch.outDir == nil {
+        if batch.output.outDir == nil {
             throw ValidationError("batch wrap needs --out-dir DIR for the wrapped apps")
         }
     }
@@ -183,7 +188,7 @@ struct BatchWrapCommand: ParsableCommand {
                 wrap.request(input: "", output: "", checks: checks, templates: templates, limits: limits))
         }
         try batch.run(BatchJob.wrap(
-            request, outputDirectory: batch.outDir ?? ".", collectIcons: batch.htmlReport != nil, tool: ToolInfo.tool))
+            request, outputDirectory: batch.output.outDir ?? ".", collectIcons: batch.output.htmlReport != nil, tool: ToolInfo.tool))
     }
 }
 

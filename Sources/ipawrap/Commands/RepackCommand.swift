@@ -40,7 +40,7 @@ struct RepackCommand: ParsableCommand {
     @Flag(help: "Flush the output to disk before it appears (durability across power loss; slower).")
     var fsync = false
 
-    @OptionGroup var limits: ArchiveLimitOptions
+    @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
     func validate() throws {
         for addition in additions where !addition.contains("=") {
