@@ -36,3 +36,16 @@ struct ProfileArgument: Equatable, Sendable {
         }
     }
 }
+
+/// `KEY=VALUE` (e.g. `--add PATH=FILE`), split at the first `=`: the value may hold more.
+struct KeyValueArgument: Equatable, Sendable {
+    var key: String
+    var value: String
+
+    /// - Parameter form: how the option writes it, for the error (`PATH=FILE`).
+    init(parsing argument: String, form: String) throws {
+        guard let equals = argument.firstIndex(of: "=") else { throw ValidationError("expects \(form)") }
+        key = String(argument[..<equals])
+        value = String(argument[argument.index(after: equals)...])
+    }
+}
