@@ -2,7 +2,7 @@ import ArgumentParser
 import Batch
 import Checks
 import Foundation
-import Synchronization
+import Reporting
 
 struct BatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import Batch
 import Foundation
+import Reporting
 import Synchronization
 
 /// What a batch prints: a result line (or JSON line) per input on stdout in input order, or one
@@ -132,9 +133,7 @@ final class BatchConsole: BatchEventSink {
     private func printDocument(_ results: [BatchResult]) {
         guard let document else { return }
         let subjects = results.map { result in
-            ReportSubject(
-                path: result.input.path, name: result.input.name, report: result.report,
-                failure: result.failure.map { ReportSubject.Failure(code: $0.code, message: $0.message) })
+            ReportSubject(path: result.input.path, name: result.input.name, report: result.report, failure: result.failure)
         }
         let text: String
         switch document {
