@@ -20,7 +20,7 @@ let certificateLibraries: [Target.Dependency] = [
 
 let package = Package(
     name: "ipawrap",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "ipawrap", targets: ["ipawrap"]),
         .executable(name: "ipawrap-bench", targets: ["ipawrap-bench"]),

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs a piece of work over every input of a batch on a bounded pool of threads: at most `jobs`
 /// inputs in flight, inputs started in their order, each input's work isolated from the others
@@ -7,8 +8,8 @@ import Foundation
 /// Threads rather than Swift tasks, because each job blocks on file I/O: `--jobs 8` on a 2-core
 /// machine should keep 8 files in flight, which the cooperative pool (one thread per core) would
 /// not. Events are delivered one at a time, under the runner's lock, so the consumer needs no
-/// locking of its own for the state it keeps in them.
-public final class BatchRunner<Output: Sendable>: @unchecked Sendable {
+/// locking of its own to see them in a consistent order.
+public final class BatchRunner<Output: Sendable>: Sendable {
     public enum Event: Sendable {
         /// Input `index` is about to be worked on.
         case started(index: Int, input: BatchInput)
@@ -22,11 +23,10 @@ public final class BatchRunner<Output: Sendable>: @unchecked Sendable {
     /// what stops a job.
     public static var threadStackSize: Int { 8 << 20 }
 
-    private let lock = NSLock()
-    private var next = 0
-    /// Its own lock, so `cancel()` works from anywhere, also from an event (which holds `lock`).
-    private let cancelLock = NSLock()
-    private var cancelled = false
+    /// The index of the next input to start; events are delivered holding it.
+    private let next = Mutex(0)
+    /// Apart from `next`, so `cancel()` works from anywhere, also from an event.
+    private let cancelled = Atomic(false)
 
     /// - Parameter jobs: the most inputs in flight at once (at least 1).
     public init(inputs: [BatchInput], jobs: Int) {
@@ -46,7 +46,7 @@ public final class BatchRunner<Output: Sendable>: @unchecked Sendable {
                 defer { group.leave() }
                 while let (index, input) = claim(events) {
                     let output = work(input)
-                    lock.withLock { events(.finished(index: index, input: input, output: output)) }
+                    next.withLock { _ in events(.finished(index: index, input: input, output: output)) }
                 }
             }
             thread.name = "ipawrap batch \(number + 1)"
@@ -58,22 +58,16 @@ public final class BatchRunner<Output: Sendable>: @unchecked Sendable {
 
     /// Stops starting new inputs; the ones in flight go on. Safe from any thread, and from an event.
     public func cancel() {
-        cancelLock.withLock { cancelled = true }
+        cancelled.store(true, ordering: .sequentiallyConsistent)
     }
 
     public var isCancelled: Bool {
-        cancelLock.withLock { cancelled }
-    }
-
-    /// Runs `body` under the lock events are delivered under, e.g. to print a final summary
-    /// that no event can interleave with.
-    public func withEventsPaused<T>(_ body: () throws -> T) rethrows -> T {
-        try lock.withLock(body)
+        cancelled.load(ordering: .sequentiallyConsistent)
     }
 
     /// The next input to work on, announced with `.started`, or nil when there is none.
     private func claim(_ events: (Event) -> Void) -> (Int, BatchInput)? {
-        lock.withLock {
+        next.withLock { next -> (Int, BatchInput)? in
             guard !isCancelled, next < inputs.count else { return nil }
             let index = next
             next += 1

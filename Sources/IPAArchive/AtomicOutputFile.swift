@@ -83,8 +83,7 @@ public final class AtomicOutputFile {
             self.temporaryPath = staged.1
             return
         }
-        let slash = destination.lastIndex(of: "/")
-        let directory = slash.map { $0 == destination.startIndex ? "/" : String(destination[..<$0]) } ?? "."
+        let directory = Self.folder(of: destination)
         self.directory = directory
         guard stat(directory, &info) == 0 else {
             throw OutputError(path: destination, reason: "its folder \(directory) does not exist")
@@ -232,8 +231,31 @@ public final class AtomicOutputFile {
         }
     }
 
-    private static func hiddenName(for destination: String, in directory: String) -> String {
+    /// The folder `destination` is in.
+    private static func folder(of destination: String) -> String {
+        let slash = destination.lastIndex(of: "/")
+        return slash.map { $0 == destination.startIndex ? "/" : String(destination[..<$0]) } ?? "."
+    }
+
+    /// `.<name>.ipawrap-<pid>-`: how this process's hidden files for `destination` begin (a
+    /// random number follows).
+    private static func hiddenPrefix(for destination: String) -> String {
         let base = destination.split(separator: "/").last.map(String.init) ?? "output"
-        return "\(directory)/.\(base).ipawrap-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        return ".\(base).ipawrap-\(getpid())-"
+    }
+
+    private static func hiddenName(for destination: String, in directory: String) -> String {
+        "\(directory)/" + hiddenPrefix(for: destination) + "\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    /// Removes the hidden named files this process made for `destination` in its folder, for a
+    /// process about to exit with outputs still being written (their writers never reach
+    /// `discard()`). Unnamed files need nothing: they vanish with the process.
+    public static func removeAbandonedFiles(for destination: String) {
+        let folder = folder(of: destination)
+        let prefix = hiddenPrefix(for: destination)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
+            unlink(folder + "/" + name)
+        }
     }
 }

@@ -3,6 +3,7 @@ import Checks
 import Foundation
 import Policy
 import Reporting
+import Synchronization
 import Testing
 import TestSupport
 import ToolData
@@ -15,7 +16,7 @@ import Wrapping
 
     private func run(_ job: BatchJob, over sample: SampleBatch, jobs: Int = 3) throws -> [BatchResult] {
         let inputs = try InputDiscovery.inputs([sample.folder])
-        let results = ResultBox()
+        let results = IndexedResults()
         BatchRunner<BatchResult>(inputs: inputs, jobs: jobs).run({ job.run($0) }, events: { event in
             if case .finished(let index, _, let result) = event { results.set(index, result) }
         })
@@ -75,7 +76,7 @@ import Wrapping
         try scratch.write("zz-Good.ipa", SampleBatch.good(name: "Good"))
         let inputs = try InputDiscovery.inputs([scratch.path])
         let job = BatchJob(operation: .check, data: try data(), tool: tool)
-        let results = ResultBox()
+        let results = IndexedResults()
         BatchRunner<BatchResult>(inputs: inputs, jobs: 4).run({ job.run($0) }, events: { event in
             if case .finished(let index, _, let result) = event { results.set(index, result) }
         })
@@ -176,13 +177,12 @@ import Wrapping
 }
 
 /// Results by index, filled from the runner's threads.
-final class ResultBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var results: [Int: BatchResult] = [:]
+final class IndexedResults: Sendable {
+    private let results = Mutex<[Int: BatchResult]>([:])
 
-    func set(_ index: Int, _ result: BatchResult) { lock.withLock { results[index] = result } }
+    func set(_ index: Int, _ result: BatchResult) { results.withLock { $0[index] = result } }
 
     func ordered(_ count: Int) -> [BatchResult] {
-        lock.withLock { (0..<count).compactMap { results[$0] } }
+        results.withLock { results in (0..<count).compactMap { results[$0] } }
     }
 }

@@ -1,44 +1,53 @@
 import Batch
 import Foundation
+import Synchronization
 import Testing
 
 /// Counters shared with the runner's threads.
-final class Tally: @unchecked Sendable {
-    private let lock = NSLock()
-    private var inFlight = 0
-    private(set) var peak = 0
-    private(set) var runs: [String: Int] = [:]
-    private(set) var started: [Int] = []
-    private(set) var finished: [Int] = []
-    private var inEvent = false
-    private(set) var overlappingEvents = 0
+final class Tally: Sendable {
+    private struct State {
+        var inFlight = 0
+        var peak = 0
+        var runs: [String: Int] = [:]
+        var started: [Int] = []
+        var finished: [Int] = []
+        var inEvent = false
+        var overlappingEvents = 0
+    }
+
+    private let state = Mutex(State())
+
+    var peak: Int { state.withLock { $0.peak } }
+    var runs: [String: Int] { state.withLock { $0.runs } }
+    var started: [Int] { state.withLock { $0.started } }
+    var finished: [Int] { state.withLock { $0.finished } }
+    var overlappingEvents: Int { state.withLock { $0.overlappingEvents } }
 
     func begin(_ name: String) {
-        lock.withLock {
-            inFlight += 1
-            peak = max(peak, inFlight)
-            runs[name, default: 0] += 1
+        state.withLock {
+            $0.inFlight += 1
+            $0.peak = max($0.peak, $0.inFlight)
+            $0.runs[name, default: 0] += 1
         }
     }
 
     func end() {
-        lock.withLock { inFlight -= 1 }
+        state.withLock { $0.inFlight -= 1 }
     }
 
     func event(_ body: () -> Void) {
-        let overlapping = lock.withLock {
-            defer { inEvent = true }
-            return inEvent
+        state.withLock {
+            if $0.inEvent { $0.overlappingEvents += 1 }
+            $0.inEvent = true
         }
-        if overlapping { lock.withLock { overlappingEvents += 1 } }
         body()
         // Give another thread the chance to enter if the runner let it.
         usleep(200)
-        lock.withLock { inEvent = false }
+        state.withLock { $0.inEvent = false }
     }
 
-    func record(started index: Int) { lock.withLock { started.append(index) } }
-    func record(finished index: Int) { lock.withLock { finished.append(index) } }
+    func record(started index: Int) { state.withLock { $0.started.append(index) } }
+    func record(finished index: Int) { state.withLock { $0.finished.append(index) } }
 }
 
 @Suite struct BatchRunnerTests {

@@ -177,7 +177,7 @@ import TestSupport
         let empty = try sample.scratch.write("empty/README.txt", [])
         let cases: [([String], Int32, String)] = [
             (["batch", "check", URL(fileURLWithPath: empty).deletingLastPathComponent().path], 64, "BATCH_NO_INPUTS"),
-            (["batch", "check", sample.folder, "--shard", "0/2"], 64, "--shard expects I/N"),
+            (["batch", "check", sample.folder, "--shard", "0/2"], 64, "'--shard <I/N>': expects I/N"),
             (["batch", "check", sample.folder, "--jobs", "0"], 64, "--jobs"),
             (["batch", "check"], 64, "at least one"),
             (["batch", "wrap", sample.folder], 64, "--out-dir"),

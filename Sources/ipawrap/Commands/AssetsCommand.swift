@@ -28,7 +28,7 @@ struct AssetsCommand: ParsableCommand {
         @Flag(help: "Print the listing as JSON.")
         var json = false
 
-        @OptionGroup var limits: ArchiveLimitOptions
+        @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
         func run() throws {
             let found = try reportingErrors(json: json ? ipa : nil) {
@@ -70,7 +70,7 @@ struct AssetsCommand: ParsableCommand {
         @Option(name: [.short, .customLong("output")], help: "Where to write the PNG.")
         var output: String
 
-        @OptionGroup var limits: ArchiveLimitOptions
+        @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
         func run() throws {
             let written = try reportingErrors {

@@ -24,7 +24,7 @@ struct IconCommand: ParsableCommand {
     @Flag(help: "Print every location that was tried.")
     var trace = false
 
-    @OptionGroup var limits: ArchiveLimitOptions
+    @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
     func run() throws {
         let found = try reportingErrors {

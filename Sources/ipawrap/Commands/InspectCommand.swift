@@ -16,9 +16,9 @@ struct InspectCommand: ParsableCommand {
     @Argument(help: "The .ipa (or an unzipped .app folder, or an Xcode .xcarchive) to inspect.")
     var ipa: String
 
-    @OptionGroup var output: ReportOptions
-    @OptionGroup var checks: CheckOptionGroup
-    @OptionGroup var limits: ArchiveLimitOptions
+    @OptionGroup(title: "Output") var output: ReportOptions
+    @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
+    @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
     func run() throws {
         try reportingErrors(json: output.format == .json ? ipa : nil) {
@@ -40,9 +40,9 @@ struct CheckCommand: ParsableCommand {
     @Argument(help: "The .ipa (or an unzipped .app folder, or an Xcode .xcarchive) to check.")
     var ipa: String
 
-    @OptionGroup var output: ReportOptions
-    @OptionGroup var checks: CheckOptionGroup
-    @OptionGroup var limits: ArchiveLimitOptions
+    @OptionGroup(title: "Output") var output: ReportOptions
+    @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
+    @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
     func run() throws {
         let failed = try reportingErrors(json: output.format == .json ? ipa : nil) {

@@ -37,29 +37,17 @@ struct ProfileShowCommand: ParsableCommand {
     var check = false
 
     @Option(name: .customLong("at"), help: ArgumentHelp(
-        "Judge expiry at this date (YYYY-MM-DD or ISO 8601) instead of now.", valueName: "date"))
-    var evaluationDate: String?
-
-    func validate() throws {
-        _ = try parsedDate()
-    }
+        "Judge expiry at this date (YYYY-MM-DD or ISO 8601) instead of now.", valueName: "date"),
+        transform: ArgumentValues.date)
+    var evaluationDate: Date?
 
     func run() throws {
         try reportingErrors(json: json ? file : nil) {
             let profile = try ProvisioningProfile(contentsOfFile: file)
-            let summary = ProfileSummary(profile, file: file, now: try parsedDate() ?? Date(), allowWildcard: allowWildcard)
+            let summary = ProfileSummary(profile, file: file, now: evaluationDate ?? Date(), allowWildcard: allowWildcard)
             print(json ? try Self.json(summary) : Self.text(summary))
             if check && summary.findings.contains(where: { $0.severity == .error }) { throw ExitCode(1) }
         }
-    }
-
-    private func parsedDate() throws -> Date? {
-        guard let text = evaluationDate else { return nil }
-        if let date = ISO8601DateFormatter().date(from: text) { return date }
-        let day = ISO8601DateFormatter()
-        day.formatOptions = [.withFullDate]
-        if let date = day.date(from: text) { return date }
-        throw ValidationError("--at expects YYYY-MM-DD or an ISO 8601 date and time, got '\(text)'")
     }
 
     static func json(_ summary: ProfileSummary) throws -> String {

@@ -24,8 +24,9 @@ struct RepackCommand: ParsableCommand {
     var output: String
 
     @Option(name: .customLong("add"), help: ArgumentHelp(
-        "Add or replace PATH in the archive with FILE (a file or a folder).", valueName: "PATH=FILE"))
-    var additions: [String] = []
+        "Add or replace PATH in the archive with FILE (a file or a folder).", valueName: "PATH=FILE"),
+        transform: { try KeyValueArgument(parsing: $0, form: "PATH=FILE") })
+    var additions: [KeyValueArgument] = []
 
     @Option(name: .customLong("remove"), help: ArgumentHelp(
         "Remove PATH (a folder removes everything in it).", valueName: "PATH"))
@@ -40,12 +41,9 @@ struct RepackCommand: ParsableCommand {
     @Flag(help: "Flush the output to disk before it appears (durability across power loss; slower).")
     var fsync = false
 
-    @OptionGroup var limits: ArchiveLimitOptions
+    @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
     func validate() throws {
-        for addition in additions where !addition.contains("=") {
-            throw ValidationError("--add expects PATH=FILE, got '\(addition)'")
-        }
         _ = try NewEntryTimestamp.parse(timestamp)
     }
 
@@ -53,15 +51,10 @@ struct RepackCommand: ParsableCommand {
         try reportingErrors {
             let started = Date()
             // The input archive itself is refused by the writer (REPACK_OUTPUT_IS_INPUT).
-            try OutputDestination.check(output, inputs: additions.map { $0.split(separator: "=", maxSplits: 1).map(String.init).last ?? $0 })
+            try OutputDestination.check(output, inputs: additions.map(\.value))
             let archive = try IPAArchive(path: ipa, limits: limits.limits, folderPacking: .deflated)
             let edits = ArchiveEdits(
-                additions: additions.map { pair in
-                    let separator = pair.firstIndex(of: "=") ?? pair.endIndex
-                    let name = String(pair[..<separator])
-                    let file = String(pair[pair.index(after: separator)...])
-                    return ArchiveEdits.Addition(name: name, content: .file(path: file))
-                },
+                additions: additions.map { ArchiveEdits.Addition(name: $0.key, content: .file(path: $0.value)) },
                 removals: removals)
             let summary = try ArchiveWriter.repack(
                 archive.zip, to: output, edits: edits,

@@ -30,9 +30,9 @@ struct SignCommand: ParsableCommand {
     @Flag(help: "Print the report as JSON.")
     var json = false
 
-    @OptionGroup var signing: SigningOptionGroup
-    @OptionGroup var checks: CheckOptionGroup
-    @OptionGroup var limits: ArchiveLimitOptions
+    @OptionGroup(title: "Signing") var signing: SigningOptionGroup
+    @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
+    @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
     @Flag(help: "Flush the output to disk before it appears (durability across power loss).")
     var fsync = false

@@ -27,7 +27,7 @@ struct VerifyCommand: ParsableCommand {
     @Option(help: "Judge certificate validity at this date (YYYY-MM-DD or ISO 8601) instead of now.")
     var at: String?
 
-    @OptionGroup var limits: ArchiveLimitOptions
+    @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
     func validate() throws {
         if let at, Self.date(at) == nil {

@@ -34,10 +34,10 @@ struct WrapCommand: ParsableCommand {
     var sign = false
 
     @OptionGroup var wrap: WrapOptionGroup
-    @OptionGroup var signing: SigningOptionGroup
-    @OptionGroup var checks: CheckOptionGroup
-    @OptionGroup var templates: TemplateOptions
-    @OptionGroup var limits: ArchiveLimitOptions
+    @OptionGroup(title: "Signing") var signing: SigningOptionGroup
+    @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
+    @OptionGroup(title: "Policy") var templates: TemplateOptions
+    @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
     func validate() throws {
         if signing.isGiven && !sign {

@@ -5,11 +5,30 @@ import Policy
 import Wrapping
 
 /// The options of `wrap` and `batch wrap`: the policy, the output format and how added entries are
-/// written. Check options, templates and archive limits are their own groups.
+/// written, under the titles Policy and Output in `--help`. Check options, templates and archive
+/// limits are their own groups.
 struct WrapOptionGroup: ParsableArguments {
-    @Option(help: "Output format: ipa (the wrapped app) or mdx (a Citrix .mdx container).")
-    var format: WrapRequest.Format = .ipa
+    @OptionGroup(title: "Policy") var policy: WrapPolicyOptions
+    @OptionGroup(title: "Output") var output: WrapOutputOptions
 
+    /// The files these options read, which no output may replace.
+    var inputFiles: [String] { policy.policy.map { [$0] } ?? [] }
+
+    /// The request for one input and output, with these options and the other groups'.
+    func request(
+        input: String, output: String, checks: CheckOptionGroup, templates: TemplateOptions, limits: ArchiveLimitOptions
+    ) throws -> WrapRequest {
+        WrapRequest(
+            input: input, output: output, format: self.output.format, checks: try checks.checkOptions(), limits: limits.limits,
+            template: policy.template, policyFile: policy.policy,
+            overrides: try policy.overrides.map { try PolicyOverride(argument: $0) }, mode: policy.mode, rewrap: policy.rewrap,
+            toolData: try checks.toolData(templatesPath: templates.templates),
+            repack: RepackOptions(timestamp: try NewEntryTimestamp.parse(self.output.timestamp), synchronize: self.output.fsync))
+    }
+}
+
+/// The policy a wrap embeds.
+struct WrapPolicyOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The policy template in Templates/policies/ (default: premium).", valueName: "name"))
     var template: String?
 
@@ -26,6 +45,18 @@ struct WrapOptionGroup: ParsableArguments {
     @Flag(help: "Replace a policy bundle that is already there (without it, that is the error ALREADY_WRAPPED).")
     var rewrap = false
 
+    func validate() throws {
+        if template != nil && policy != nil {
+            throw ValidationError("--template and --policy cannot be used together")
+        }
+    }
+}
+
+/// What a wrap writes: its format, and how added entries are stamped and flushed.
+struct WrapOutputOptions: ParsableArguments {
+    @Option(help: "Output format: ipa (the wrapped app) or mdx (a Citrix .mdx container).")
+    var format: WrapRequest.Format = .ipa
+
     @Option(help: ArgumentHelp(
         "Modification time of added entries: 'latest' (the default), 'now', or seconds since 1970.", valueName: "when"))
     var timestamp: String?
@@ -33,26 +64,8 @@ struct WrapOptionGroup: ParsableArguments {
     @Flag(help: "Flush outputs to disk before they appear (durability across power loss).")
     var fsync = false
 
-    /// The files these options read, which no output may replace.
-    var inputFiles: [String] { policy.map { [$0] } ?? [] }
-
     func validate() throws {
-        if template != nil && policy != nil {
-            throw ValidationError("--template and --policy cannot be used together")
-        }
         _ = try NewEntryTimestamp.parse(timestamp)
-    }
-
-    /// The request for one input and output, with these options and the other groups'.
-    func request(
-        input: String, output: String, checks: CheckOptionGroup, templates: TemplateOptions, limits: ArchiveLimitOptions
-    ) throws -> WrapRequest {
-        WrapRequest(
-            input: input, output: output, format: format, checks: try checks.checkOptions(), limits: limits.limits,
-            template: template, policyFile: policy,
-            overrides: try overrides.map { try PolicyOverride(argument: $0) }, mode: mode, rewrap: rewrap,
-            toolData: try checks.toolData(templatesPath: templates.templates),
-            repack: RepackOptions(timestamp: try NewEntryTimestamp.parse(timestamp), synchronize: fsync))
     }
 }
 
