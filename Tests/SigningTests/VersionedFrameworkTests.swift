@@ -79,4 +79,23 @@ import TestSupport
         #expect(refused.stderr.contains("ARCHIVE_SYMLINK_ESCAPE"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output))
     }
+
+    /// zsign, the oracle of the other signing tests, cannot sign this layout: it unpacks the
+    /// `Kit` symlink as a file holding its target's text and refuses that as the framework's
+    /// executable. So there is no zsign output to compare with; if zsign learns the layout, this
+    /// test says so and the comparison can be written.
+    @Test(.enabled(if: ZsignOracle.unavailable == nil, "\(ZsignOracle.unavailable ?? "")"))
+    func zsignCannotSignThisLayout() throws {
+        let scratch = try ScratchDirectory("zsign-versioned")
+        let input = try scratch.write("Sample.ipa", Self.app().bytes())
+        let app = try scratch.write("app-z.mobileprovision", ProfileBuilder.signingFixture(.app))
+        let share = try scratch.write("share-z.mobileprovision", ProfileBuilder.signingFixture(.share))
+        let output = scratch.path("zsign.ipa")
+        let run = try Command.run(
+            try ZsignOracle.binary(),
+            ["-k", SigningFixtures.PKCS12.openssl.path, "-p", SigningFixtures.password, "-m", app, "-m", share, "-o", output, input])
+        #expect(run.status != 0)
+        #expect(run.stdout.contains("Can't parse BundleExecute file"), "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("Kit.framework/Kit"), "\(run.stdout)")
+    }
 }
