@@ -7,8 +7,8 @@ extension FindingCode {
     public static let signatureInvalidated = FindingCode(
         "SIGNATURE_INVALIDATED", .warning,
         summary: "the app was signed and wrapping changed its sealed contents, so the signature no longer matches",
-        remedy: "Re-sign the wrapped app (and its extensions, inside out) with a distribution certificate and a "
-            + "profile whose App ID matches, before installing or uploading it.")
+        remedy: "Re-sign it before installing or uploading it: wrap with --sign --identity (or run ipawrap sign on "
+            + "the output), with a distribution certificate and a profile whose App ID matches.")
 
     public static let policyModeDiffers = FindingCode(
         "POLICY_MODE_DIFFERS", .warning,

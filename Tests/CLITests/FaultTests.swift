@@ -133,9 +133,17 @@ import Glibc
         let inputDigest = try Command.run("sha256sum", [input]).stdout.prefix(64)
 
         let output = scratch.path("Big.wrapped.ipa")
+        let shim = try ScratchDirectory("kill-shim")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Command.ipawrapPath)
         process.arguments = ["wrap", input, "-o", output]
+        // The raw copy of 400 MB takes a fraction of a second (or no time at all on a file system
+        // with reflinks), too short to be seen reliably: slow the copy down so the kill lands mid-write.
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_PRELOAD"] = try Self.slowCopyShim(in: shim)
+        environment["ASAN_OPTIONS"] = [environment["ASAN_OPTIONS"], "verify_asan_link_order=0"]
+            .compactMap { $0 }.joined(separator: ":")
+        process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -163,6 +171,37 @@ import Glibc
         #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL)
         #expect(scratch.listing() == ["Big.ipa"])
         #expect(try Command.run("sha256sum", [input]).stdout.prefix(64) == inputDigest)
+    }
+
+    /// Compiles a preloadable library that makes each `copy_file_range` and `pwrite` wait 2 ms and
+    /// copy at most 1 MiB, so a 400 MB wrap takes about a second whatever the file system.
+    private static func slowCopyShim(in scratch: ScratchDirectory) throws -> String {
+        let source = scratch.path("slow-copy.c")
+        try """
+            #define _GNU_SOURCE
+            #include <dlfcn.h>
+            #include <sys/types.h>
+            #include <unistd.h>
+            static size_t cap(size_t length) { return length > (1u << 20) ? (1u << 20) : length; }
+            ssize_t copy_file_range(int in, off_t *in_offset, int out, off_t *out_offset, size_t length, unsigned flags) {
+                ssize_t (*real)(int, off_t *, int, off_t *, size_t, unsigned) =
+                    (ssize_t (*)(int, off_t *, int, off_t *, size_t, unsigned))dlsym(RTLD_NEXT, "copy_file_range");
+                usleep(2000);
+                return real(in, in_offset, out, out_offset, cap(length), flags);
+            }
+            ssize_t pwrite(int fd, const void *bytes, size_t length, off_t offset) {
+                ssize_t (*real)(int, const void *, size_t, off_t) =
+                    (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
+                usleep(2000);
+                return real(fd, bytes, cap(length), offset);
+            }
+            ssize_t pwrite64(int fd, const void *bytes, size_t length, off_t offset) { return pwrite(fd, bytes, length, offset); }
+            """.write(toFile: source, atomically: true, encoding: .utf8)
+        let library = scratch.path("slow-copy.so")
+        let compiler = Command.exists("clang") ? "clang" : "cc"
+        let built = try Command.run(compiler, ["-shared", "-fPIC", "-O1", "-o", library, source, "-ldl"])
+        try #require(built.status == 0, "\(compiler) could not build the copy shim: \(built.stderr)")
+        return library
     }
 
     // MARK: Permissions
