@@ -40,6 +40,7 @@ let package = Package(
         .library(name: "AppBundle", targets: ["AppBundle"]),
         .library(name: "Signing", targets: ["Signing"]),
         .library(name: "Verification", targets: ["Verification"]),
+        .library(name: "Reporting", targets: ["Reporting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -103,30 +104,36 @@ let package = Package(
             dependencies: ["IPAArchive", "PropertyList", "PNG", "AssetCatalog", "MachO", "FormatSupport"],
             swiftSettings: strict),
 
+        // Reporting: findings and reports as typed values, the one JSON form, and the renderers
+        // that need nothing else (text, JSON, SARIF, JUnit).
+        .target(
+            name: "Reporting", dependencies: ["AppBundle", "PropertyList", "ProvisioningProfile", "XMLSupport", "FormatSupport"],
+            swiftSettings: strict),
+
         // Verification: every code signature of an IPA checked (pages, special slots, CMS, seals,
         // profile consistency), entries streamed once on two workers.
         .target(
             name: "Verification",
-            dependencies: ["AppBundle", "CodeSignature", "CMS", "FormatSupport", "IPAArchive", "MachO", "PropertyList",
+            dependencies: ["Reporting", "AppBundle", "CodeSignature", "CMS", "FormatSupport", "IPAArchive", "MachO", "PropertyList",
                            "ProvisioningProfile"] + certificateLibraries,
             swiftSettings: strict),
 
         // Checks and the report: every finding, produced as data.
         .target(
             name: "Checks",
-            dependencies: ["AppBundle", "CodeSignature", "FormatSupport", "IPAArchive", "MachO", "Policy", "PropertyList", "ProvisioningProfile",
+            dependencies: ["Reporting", "AppBundle", "CodeSignature", "FormatSupport", "IPAArchive", "MachO", "Policy", "PropertyList", "ProvisioningProfile",
                            "Verification", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
         // Tool data: the Templates folder, its SDK catalog and the toolkit version, resolved once
         // by the command line and passed down.
         .target(
-            name: "ToolData", dependencies: ["Checks", "Policy", "XMLSupport", "FormatSupport"], swiftSettings: strict),
+            name: "ToolData", dependencies: ["Checks", "Reporting", "Policy", "XMLSupport", "FormatSupport"], swiftSettings: strict),
 
         // Wrapping: the policy bundle, the repack and the .mdx container.
         .target(
             name: "Wrapping",
-            dependencies: ["Checks", "ToolData", "Signing", "AppBundle", "CodeSignature", "IPAArchive", "Policy", "PropertyList", "FormatSupport",
+            dependencies: ["Checks", "Reporting", "ToolData", "Signing", "AppBundle", "CodeSignature", "IPAArchive", "Policy", "PropertyList", "FormatSupport",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
@@ -140,7 +147,7 @@ let package = Package(
         // Batch: many IPAs in parallel, per-input isolation, sharding, the HTML diagnostics report.
         .target(
             name: "Batch",
-            dependencies: ["Checks", "ToolData", "Wrapping", "AppBundle", "IPAArchive", "Policy", "PNG", "XMLSupport", "FormatSupport",
+            dependencies: ["Checks", "Reporting", "ToolData", "Wrapping", "AppBundle", "IPAArchive", "Policy", "PNG", "XMLSupport", "FormatSupport",
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
@@ -148,7 +155,7 @@ let package = Package(
         .executableTarget(
             name: "ipawrap",
             dependencies: [
-                "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile", "Batch", "ToolData",
+                "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Reporting", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile", "Batch", "ToolData",
                 "Signing", "SigningIdentity", "PropertyList", "Verification", "XMLSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -194,16 +201,16 @@ let package = Package(
             name: "SigningTests",
             dependencies: ["Signing", "CodeSignature", "MachO", "IPAArchive", "PropertyList", "FormatSupport", "TestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "PolicyTests", dependencies: ["Policy", "ToolData", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "PolicyTests", dependencies: ["Reporting", "Policy", "ToolData", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
-        .testTarget(name: "ChecksTests", dependencies: ["Checks", "ToolData", "Policy", "AppBundle", "CodeSignature", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
+        .testTarget(name: "ChecksTests", dependencies: ["Reporting", "Checks", "ToolData", "Policy", "AppBundle", "CodeSignature", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
         .testTarget(
             name: "VerificationTests",
             dependencies: ["Verification", "AppBundle", "CodeSignature", "MachO", "PropertyList", "TestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "WrappingTests", dependencies: ["Wrapping", "ToolData", "Checks", "Policy", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "WrappingTests", dependencies: ["Reporting", "Wrapping", "ToolData", "Checks", "Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(
-            name: "BatchTests", dependencies: ["Batch", "ToolData", "Checks", "Wrapping", "Policy", "PNG", "XMLSupport", "TestSupport"],
+            name: "BatchTests", dependencies: ["Reporting", "Batch", "ToolData", "Checks", "Wrapping", "Policy", "PNG", "XMLSupport", "TestSupport"],
             swiftSettings: strict),
         // The layering of ARCHITECTURE.md, checked against this file's dependency lists.
         .testTarget(name: "ArchitectureTests", dependencies: ["TestSupport"], swiftSettings: strict),

@@ -3,7 +3,7 @@ import PropertyList
 
 /// The platform an app is built for, as the report's `app.platform` names it. MDX wrapping is for
 /// iOS and iPadOS apps only.
-public enum AppPlatform: String, Sendable, CaseIterable {
+public enum AppPlatform: String, Sendable, Codable, CaseIterable {
     case iOS = "iOS"
     case iPadOSOnly = "iPadOS-only"
     case tvOS = "tvOS"

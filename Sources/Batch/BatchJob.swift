@@ -4,6 +4,7 @@ import FormatSupport
 import Foundation
 import IPAArchive
 import Policy
+import Reporting
 import ToolData
 import Wrapping
 
@@ -136,9 +137,7 @@ public struct BatchJob: Sendable {
 
     /// The report as `ipawrap inspect --json` prints it.
     static func prettyJSON(_ report: Report) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(report)) + [UInt8(ascii: "\n")]
+        try ReportJSON.bytes(report)
     }
 
     /// Creates the folders an output in a subfolder of the output folder needs.

@@ -1,6 +1,7 @@
 import Checks
 import FormatSupport
 import Foundation
+import Reporting
 
 /// What happened to one input of a batch.
 public struct BatchResult: Sendable {
@@ -17,17 +18,7 @@ public struct BatchResult: Sendable {
     }
 
     /// Why an input failed without a report (exit 64, 65, 74 or 70).
-    public struct Failure: Codable, Sendable, Equatable {
-        /// The error's stable code, e.g. `ARCHIVE_NOT_ZIP`.
-        public var code: String
-        /// One sentence naming the file and what is wrong.
-        public var message: String
-
-        public init(code: String, message: String) {
-            self.code = code
-            self.message = message
-        }
-    }
+    public typealias Failure = InputFailure
 
     public let input: BatchInput
     public let status: Status
@@ -92,7 +83,7 @@ public struct BatchResult: Sendable {
 /// {"errors":0,"exitCode":0,"failure":null,"infos":0,"input":"apps/A.ipa","name":"A.ipa",
 ///  "output":"out/A.ipa","report":{…},"schemaVersion":1,"seconds":0.412,"status":"ok","warnings":1}
 /// ```
-/// Every key is always present (`null` when empty), keys are sorted, and each record is written as
+/// Every key is always present (`null` when empty, `@ExplicitNull`), keys are sorted, and each record is written as
 /// one line with one `write`, so lines of concurrent inputs never interleave.
 public struct BatchRecord: Codable, Sendable, Equatable {
     public static let currentSchemaVersion = 1
@@ -109,10 +100,10 @@ public struct BatchRecord: Codable, Sendable, Equatable {
     public var infos: Int
     /// Milliseconds precision.
     public var seconds: Double
-    public var output: String?
-    public var failure: BatchResult.Failure?
+    @ExplicitNull public var output: String?
+    @ExplicitNull public var failure: BatchResult.Failure?
     /// The report of the single-file command's `--json`, when one was produced.
-    public var report: Report?
+    @ExplicitNull public var report: Report?
 
     public init(_ result: BatchResult) {
         schemaVersion = Self.currentSchemaVersion
@@ -129,26 +120,8 @@ public struct BatchRecord: Codable, Sendable, Equatable {
         report = result.report
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(schemaVersion, forKey: .schemaVersion)
-        try container.encode(input, forKey: .input)
-        try container.encode(name, forKey: .name)
-        try container.encode(status, forKey: .status)
-        try container.encode(exitCode, forKey: .exitCode)
-        try container.encode(errors, forKey: .errors)
-        try container.encode(warnings, forKey: .warnings)
-        try container.encode(infos, forKey: .infos)
-        try container.encode(seconds, forKey: .seconds)
-        try container.encode(output, forKey: .output)
-        try container.encode(failure, forKey: .failure)
-        try container.encode(report, forKey: .report)
-    }
-
     /// The record as one line of JSON (sorted keys, no newline inside), ending in a newline.
     public func jsonLine() throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(self)) + [UInt8(ascii: "\n")]
+        try ReportJSON.bytes(self, .compact)
     }
 }

@@ -1,6 +1,7 @@
 import Checks
 import FormatSupport
 import Foundation
+import Reporting
 import XMLSupport
 
 /// The diagnostics page of a batch (`--report report.html`): one self-contained file, no network
@@ -22,8 +23,6 @@ public struct HTMLReport: Sendable {
     public var shard: Shard?
     public var interrupted: Bool
     public var summary: BatchSummary
-    /// Profiles expiring within this many days are highlighted, like `PROFILE_EXPIRING`.
-    public static let expiringWithinDays = 30
 
     public init(
         command: String, tool: Report.Tool, generated: Date = Date(), evaluationDate: Date? = nil, shard: Shard? = nil,
@@ -182,19 +181,19 @@ public struct HTMLReport: Sendable {
             html.raw("</ul>")
         }
         let profiles = report?.profiles ?? []
-        let earliest = profiles.compactMap(\.expirationDate).min() ?? ""
+        let earliest = profiles.compactMap(\.expirationDate).min().map(ReportJSON.timestamp) ?? ""
         html.cell(sort: earliest) { html in
             guard !profiles.isEmpty else { html.text("—"); return }
             html.raw("<ul>")
             for profile in profiles {
                 html.raw("<li>")
-                html.text(profile.kind ?? "unknown kind")
+                html.text(profile.kind?.rawValue ?? "unknown kind")
                 if let expiry = profile.expirationDate {
                     let state = expiryState(expiry)
                     html.raw(", <span class=\"\(state.class)\">")
                     html.text(state.label)
                     html.raw(" <span class=\"date\">")
-                    html.text(String(expiry.prefix(10)))
+                    html.text(String(ReportJSON.timestamp(expiry).prefix(10)))
                     html.raw("</span></span>")
                 }
                 if profiles.count > 1 || profile.bundlePath != app?.path {
@@ -281,11 +280,13 @@ public struct HTMLReport: Sendable {
         html.raw("</tbody>\n</table>\n</details>\n")
     }
 
-    private func expiryState(_ expiry: String) -> (class: String, label: String) {
-        guard let date = Self.parseDate(expiry) else { return ("", "expires") }
-        if date <= evaluationDate { return ("expired", "expired") }
-        if date.timeIntervalSince(evaluationDate) <= Double(Self.expiringWithinDays) * 86_400 { return ("expiring", "expires") }
-        return ("", "expires")
+    /// Highlighted as `PROFILE_EXPIRED` and `PROFILE_EXPIRING` are reported (`ProfileExpiry`).
+    private func expiryState(_ expiry: Date) -> (class: String, label: String) {
+        switch ProfileExpiry(expiration: expiry, at: evaluationDate) {
+        case .expired: ("expired", "expired")
+        case .expiring: ("expiring", "expires")
+        case .valid: ("", "expires")
+        }
     }
 
     /// What to do about an input that failed without a report, by the kind of failure.
@@ -301,13 +302,6 @@ public struct HTMLReport: Sendable {
 
     private static func folderName(_ path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path
-    }
-
-    private static func parseDate(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
     }
 
     private static func timestamp(_ date: Date) -> String {

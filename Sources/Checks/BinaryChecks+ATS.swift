@@ -1,5 +1,6 @@
 import AppBundle
 import PropertyList
+import Reporting
 
 /// App Transport Security as each supported iOS version applies a bundle's
 /// `NSAppTransportSecurity`: iOS 9 reads only `NSAllowsArbitraryLoads`; iOS 10 and later ignore

@@ -1,4 +1,5 @@
 import AppBundle
+import Reporting
 
 /// The compatibility issues the MDX best practices for iOS apps list, found in the binaries and
 /// files of the app: a private SQLite, SQLCipher, OpenSSL linked statically, UIWebView,

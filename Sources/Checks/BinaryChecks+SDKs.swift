@@ -1,4 +1,5 @@
 import AppBundle
+import Reporting
 
 /// The management SDKs of the catalog in the app: `sdks[]`, the MDX version findings, static
 /// linking, two management SDKs in one app, and Intune multi-identity.

@@ -1,6 +1,7 @@
 import AppBundle
 import Foundation
 import MachO
+import Reporting
 
 /// Options that change findings (`check`, `wrap`, and `inspect`). The toolkit version is tool
 /// data, resolved with the catalog into `CheckData`.

@@ -1,3 +1,5 @@
+import Reporting
+
 // Findings from the app's binaries and SDKs (BinaryChecks). Remedies follow the source documents:
 // the MDX best practices for iOS apps (SDK/toolkit match, SQLite, SQLCipher, OpenSSL, NSURLSession,
 // cross-platform frameworks), the Intune SDK guide (MultiIdentity) and the App Review notes on ATS.

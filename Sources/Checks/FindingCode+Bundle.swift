@@ -1,3 +1,5 @@
+import Reporting
+
 extension FindingCode {
     public static let nestedBundleUnreadable = FindingCode(
         "BUNDLE_INFO_PLIST_INVALID", .warning,

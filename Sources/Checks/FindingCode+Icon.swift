@@ -1,3 +1,5 @@
+import Reporting
+
 extension FindingCode {
     public static let iconNotFound = FindingCode(
         "ICON_NOT_FOUND", .error,

@@ -1,3 +1,5 @@
+import Reporting
+
 extension FindingCode {
     public static let appIDWildcard = FindingCode(
         "APP_ID_WILDCARD", .error,

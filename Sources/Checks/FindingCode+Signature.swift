@@ -1,19 +1,10 @@
+import Reporting
 import Verification
 
 extension FindingCode {
     /// `ipawrap verify`'s codes, declared by the `Verification` target.
     static let signatureCodes: [FindingCode] = SignatureFindingCode.all.map { code in
-        FindingCode(code.rawValue, Severity(code.severity), summary: code.summary, remedy: code.remedy)
-    }
-}
-
-extension Severity {
-    init(_ severity: SignatureSeverity) {
-        switch severity {
-        case .error: self = .error
-        case .warning: self = .warning
-        case .info: self = .info
-        }
+        FindingCode(code.rawValue, code.severity, summary: code.summary, remedy: code.remedy)
     }
 }
 
@@ -21,7 +12,7 @@ extension Finding {
     /// A verification finding in the report's terms.
     public init(_ finding: SignatureFinding) {
         self.init(
-            code: finding.code, severity: Severity(finding.severity), message: finding.message, path: finding.path,
+            code: finding.code, severity: finding.severity, message: finding.message, path: finding.path,
             remedy: finding.remedy)
     }
 }

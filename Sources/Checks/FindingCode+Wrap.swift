@@ -1,3 +1,5 @@
+import Reporting
+
 extension FindingCode {
     public static let alreadyWrapped = FindingCode(
         "ALREADY_WRAPPED", .error,

@@ -1,4 +1,5 @@
 import AppBundle
+import Reporting
 
 /// Icon findings and the report's `icon` section (README, "`icon`: how the icon is found").
 enum IconChecks {
@@ -6,8 +7,8 @@ enum IconChecks {
         let resolution = context.icon
         if let icon = resolution.icon {
             report.icon = Report.Icon(
-                path: icon.path, source: icon.source.rawValue, width: icon.width, height: icon.height,
-                format: icon.format.rawValue, trace: resolution.trace)
+                path: icon.path, source: icon.source, width: icon.width, height: icon.height,
+                format: icon.format, trace: resolution.trace)
         }
         for missing in resolution.missingReferences {
             report.findings.append(Finding(

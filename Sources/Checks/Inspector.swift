@@ -1,7 +1,9 @@
 import AppBundle
 import Crypto
 import FormatSupport
+import Foundation
 import IPAArchive
+import Reporting
 import Verification
 
 /// The result of inspecting an IPA: the report, and the model it was built from (so `wrap` can
@@ -34,7 +36,7 @@ public enum Inspector {
             app: appSection(context))
         report.bundles = archive.allBundles.map { bundle in
             Report.Bundle(
-                path: bundle.path, kind: bundle.kind.rawValue, bundleId: bundle.bundleIdentifier, version: bundle.shortVersion,
+                path: bundle.path, kind: bundle.kind, bundleId: bundle.bundleIdentifier, version: bundle.shortVersion,
                 signature: SignatureSummary.read(bundle, in: archive).map { summary in
                     Report.Signature(
                         signed: summary.signed, adHoc: summary.adHoc, cdhash: summary.cdhash, teamId: summary.teamIdentifier,
@@ -48,7 +50,8 @@ public enum Inspector {
         try archive.checkLimits()
         let assignments = try ProfileChecks.apply(context, to: &report)
         if !report.profiles.isEmpty || context.options.evaluationDate != nil {
-            report.judgedAt = ProfileChecks.iso(context.now)
+            // To the second, as it is written.
+            report.judgedAt = Date(timeIntervalSince1970: context.now.timeIntervalSince1970.rounded(.down))
         }
         // A limit hit by a read that became a finding refuses the input all the same.
         try archive.checkLimits()
@@ -72,8 +75,8 @@ public enum Inspector {
         return Report.App(
             path: app.path, bundleId: app.bundleIdentifier, name: app.displayName, version: app.shortVersion,
             build: app.buildVersion, minimumOS: app.minimumOSVersion,
-            infoPlistFormat: app.infoPlist?.format.rawValue ?? "xml", executable: executable,
-            platform: context.platform.rawValue)
+            infoPlistFormat: app.infoPlist?.format ?? .xml, executable: executable,
+            platform: context.platform)
     }
 
     /// SHA-256 of the whole input file, read in large chunks.

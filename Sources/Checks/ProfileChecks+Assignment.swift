@@ -6,6 +6,7 @@ import IPAArchive
 import MachO
 import PropertyList
 import ProvisioningProfile
+import Reporting
 
 /// Which profile each bundle is judged with: `--profile`, the best match from `--profiles-dir`,
 /// or its own `embedded.mobileprovision`.

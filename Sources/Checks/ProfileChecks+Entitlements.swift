@@ -6,6 +6,7 @@ import IPAArchive
 import MachO
 import PropertyList
 import ProvisioningProfile
+import Reporting
 
 /// The entitlements of a bundle's code signature against its profile, and the app's Data
 /// Protection class.

@@ -6,16 +6,7 @@ import IPAArchive
 import MachO
 import PropertyList
 import ProvisioningProfile
-
-/// Where a bundle's profile came from (the report's `profiles[].source`).
-public enum ProfileSource: String, Sendable, Codable {
-    /// `--profile PATH` (the app) or `--profile BUNDLE_ID=PATH`.
-    case option
-    /// Matched by App ID from `--profiles-dir`.
-    case directory
-    /// The bundle's own `embedded.mobileprovision`.
-    case embedded
-}
+import Reporting
 
 /// The profile a bundle is judged with, and where it came from.
 public struct ProfileAssignment: Sendable {
@@ -36,8 +27,6 @@ public struct ProfileAssignment: Sendable {
 /// against the bundle (App ID, expiry, platform, certificates, the executable's entitlements),
 /// and the assignments against each other (one team, extension identifiers under the app's).
 enum ProfileChecks {
-    /// A profile that expires within this many days is `PROFILE_EXPIRING`.
-    static let expiringWindowDays = 30
     static let dataProtectionKey = "com.apple.developer.default-data-protection"
 
     @discardableResult
@@ -48,10 +37,10 @@ enum ProfileChecks {
         report.profiles = assignments.map { assignment in
             let profile = assignment.profile
             return Report.Profile(
-                bundlePath: assignment.bundle.path, source: assignment.source.rawValue,
+                bundlePath: assignment.bundle.path, source: assignment.source,
                 appIdentifier: profile.applicationIdentifier.rawValue, wildcard: profile.applicationIdentifier.isWildcard,
-                teamId: profile.teamIdentifier, expirationDate: iso(profile.expirationDate),
-                kind: profile.distribution.rawValue, file: assignment.file)
+                teamId: profile.teamIdentifier, expirationDate: profile.expirationDate,
+                kind: profile.distribution, file: assignment.file)
         }
         for assignment in assignments {
             findings += profileFindings(
@@ -105,20 +94,19 @@ enum ProfileChecks {
         }
 
         let expiry = iso(profile.expirationDate)
-        if profile.isExpired(at: now) {
+        switch ProfileExpiry(expiration: profile.expirationDate, at: now) {
+        case .expired:
             findings.append(Finding(
                 .profileExpired,
                 message: "\(subject)\(user) expired on \(expiry)", path: file))
-        } else {
-            let seconds = profile.expirationDate.timeIntervalSince(now)
-            let window = Double(expiringWindowDays) * 86_400
-            if seconds <= window {
-                let days = Int((seconds / 86_400).rounded(.down))
-                let when = days == 0 ? "in less than a day" : "in \(days) day\(days == 1 ? "" : "s")"
-                findings.append(Finding(
-                    .profileExpiring,
-                    message: "\(subject)\(user) expires on \(expiry), \(when)", path: file))
-            }
+        case .expiring(let seconds):
+            let days = Int((seconds / 86_400).rounded(.down))
+            let when = days == 0 ? "in less than a day" : "in \(days) day\(days == 1 ? "" : "s")"
+            findings.append(Finding(
+                .profileExpiring,
+                message: "\(subject)\(user) expires on \(expiry), \(when)", path: file))
+        case .valid:
+            break
         }
 
         if !profile.isForIOS {
@@ -230,7 +218,7 @@ enum ProfileChecks {
     }
 
     static func iso(_ date: Date) -> String {
-        PropertyListDate(secondsSince1970: date.timeIntervalSince1970).iso8601
+        ReportJSON.timestamp(date)
     }
 
     static func kindName(_ kind: BundleKind) -> String {

@@ -6,33 +6,33 @@ import IPAArchive
 import MachO
 import PropertyList
 import ProvisioningProfile
+import Reporting
 
 /// `ipawrap profile show --json`: a decoded profile, field for field, and its findings. Dates are
-/// ISO 8601 UTC; absent fields are `null`, never left out.
+/// `Date`s (`ReportJSON` writes ISO 8601 in UTC); absent fields are `null` (`@ExplicitNull`),
+/// never left out.
 public struct ProfileSummary: Encodable, Sendable, Equatable {
     public var file: String
-    public var name: String?
-    public var uuid: String?
-    public var appIdName: String?
+    @ExplicitNull public var name: String?
+    @ExplicitNull public var uuid: String?
+    @ExplicitNull public var appIdName: String?
     /// `application-identifier`, e.g. `ABCDE12345.com.example.app`.
     public var appIdentifier: String
-    /// `explicit`, `partialWildcard` or `fullWildcard`.
-    public var appIdKind: String
+    public var appIdKind: AppIdentifier.Kind
     public var wildcard: Bool
     public var applicationIdentifierPrefix: [String]
-    public var teamId: String?
-    public var teamName: String?
+    @ExplicitNull public var teamId: String?
+    @ExplicitNull public var teamName: String?
     public var platforms: [String]
-    public var creationDate: String?
-    public var expirationDate: String
+    @ExplicitNull public var creationDate: Date?
+    public var expirationDate: Date
     public var expired: Bool
-    public var timeToLive: Int?
-    /// `development`, `adhoc`, `enterprise` or `appstore`.
-    public var kind: String
+    @ExplicitNull public var timeToLive: Int?
+    public var kind: ProvisioningProfile.Distribution
     public var deviceCount: Int
     public var devices: [String]
     public var provisionsAllDevices: Bool
-    public var xcodeManaged: Bool?
+    @ExplicitNull public var xcodeManaged: Bool?
     public var entitlements: JSONValue
     public var certificates: [Certificate]
     public var container: Container
@@ -41,33 +41,15 @@ public struct ProfileSummary: Encodable, Sendable, Equatable {
     public struct Certificate: Encodable, Sendable, Equatable {
         /// The whole subject, RFC 4514 style.
         public var subject: String
-        public var commonName: String?
-        public var teamId: String?
-        public var organization: String?
-        public var issuer: String?
+        @ExplicitNull public var commonName: String?
+        @ExplicitNull public var teamId: String?
+        @ExplicitNull public var organization: String?
+        @ExplicitNull public var issuer: String?
         public var serialNumber: String
-        public var notValidBefore: String
-        public var notValidAfter: String
+        public var notValidBefore: Date
+        public var notValidAfter: Date
         public var expired: Bool
         public var sha1: String
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(subject, forKey: .subject)
-            try container.encode(commonName, forKey: .commonName)
-            try container.encode(teamId, forKey: .teamId)
-            try container.encode(organization, forKey: .organization)
-            try container.encode(issuer, forKey: .issuer)
-            try container.encode(serialNumber, forKey: .serialNumber)
-            try container.encode(notValidBefore, forKey: .notValidBefore)
-            try container.encode(notValidAfter, forKey: .notValidAfter)
-            try container.encode(expired, forKey: .expired)
-            try container.encode(sha1, forKey: .sha1)
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case subject, commonName, teamId, organization, issuer, serialNumber, notValidBefore, notValidAfter, expired, sha1
-        }
     }
 
     /// The CMS container. The signature is not verified (that needs Apple's root certificate).
@@ -83,23 +65,22 @@ public struct ProfileSummary: Encodable, Sendable, Equatable {
     }
 
     public init(_ profile: ProvisioningProfile, file: String, now: Date, allowWildcard: Bool = false) {
-        let iso = ProfileChecks.iso
         self.file = file
         name = profile.name
         uuid = profile.uuid
         appIdName = profile.appIDName
         appIdentifier = profile.applicationIdentifier.rawValue
-        appIdKind = profile.applicationIdentifier.kind.rawValue
+        appIdKind = profile.applicationIdentifier.kind
         wildcard = profile.applicationIdentifier.isWildcard
         applicationIdentifierPrefix = profile.applicationIdentifierPrefixes
         teamId = profile.teamIdentifier
         teamName = profile.teamName
         platforms = profile.platforms
-        creationDate = profile.creationDate.map(iso)
-        expirationDate = iso(profile.expirationDate)
+        creationDate = profile.creationDate
+        expirationDate = profile.expirationDate
         expired = profile.isExpired(at: now)
         timeToLive = profile.timeToLive
-        kind = profile.distribution.rawValue
+        kind = profile.distribution
         devices = profile.provisionedDevices ?? []
         deviceCount = devices.count
         provisionsAllDevices = profile.provisionsAllDevices
@@ -109,8 +90,8 @@ public struct ProfileSummary: Encodable, Sendable, Equatable {
             Certificate(
                 subject: certificate.subject, commonName: certificate.commonName, teamId: certificate.teamIdentifier,
                 organization: certificate.organization, issuer: certificate.issuerCommonName,
-                serialNumber: certificate.serialNumber, notValidBefore: iso(certificate.notValidBefore),
-                notValidAfter: iso(certificate.notValidAfter), expired: certificate.isExpired(at: now),
+                serialNumber: certificate.serialNumber, notValidBefore: certificate.notValidBefore,
+                notValidAfter: certificate.notValidAfter, expired: certificate.isExpired(at: now),
                 sha1: certificate.sha1Fingerprint)
         }
         container = Container(
@@ -121,40 +102,6 @@ public struct ProfileSummary: Encodable, Sendable, Equatable {
         findings = ProfileChecks.profileFindings(profile, file: file, bundle: nil, now: now, allowWildcard: allowWildcard)
         // Every finding of one profile has its file as path, so this is severity, then code.
         findings.sort(by: Finding.reportOrder)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(file, forKey: .file)
-        try container.encode(name, forKey: .name)
-        try container.encode(uuid, forKey: .uuid)
-        try container.encode(appIdName, forKey: .appIdName)
-        try container.encode(appIdentifier, forKey: .appIdentifier)
-        try container.encode(appIdKind, forKey: .appIdKind)
-        try container.encode(wildcard, forKey: .wildcard)
-        try container.encode(applicationIdentifierPrefix, forKey: .applicationIdentifierPrefix)
-        try container.encode(teamId, forKey: .teamId)
-        try container.encode(teamName, forKey: .teamName)
-        try container.encode(platforms, forKey: .platforms)
-        try container.encode(creationDate, forKey: .creationDate)
-        try container.encode(expirationDate, forKey: .expirationDate)
-        try container.encode(expired, forKey: .expired)
-        try container.encode(timeToLive, forKey: .timeToLive)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(deviceCount, forKey: .deviceCount)
-        try container.encode(devices, forKey: .devices)
-        try container.encode(provisionsAllDevices, forKey: .provisionsAllDevices)
-        try container.encode(xcodeManaged, forKey: .xcodeManaged)
-        try container.encode(entitlements, forKey: .entitlements)
-        try container.encode(certificates, forKey: .certificates)
-        try container.encode(self.container, forKey: .container)
-        try container.encode(findings, forKey: .findings)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case file, name, uuid, appIdName, appIdentifier, appIdKind, wildcard, applicationIdentifierPrefix, teamId
-        case teamName, platforms, creationDate, expirationDate, expired, timeToLive, kind, deviceCount, devices
-        case provisionsAllDevices, xcodeManaged, entitlements, certificates, container, findings
     }
 }
 

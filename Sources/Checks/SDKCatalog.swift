@@ -1,5 +1,6 @@
 import FormatSupport
 import Foundation
+import Reporting
 
 /// The management SDKs ipawrap recognises (`Templates/sdk-catalog.json`): for each family, the
 /// framework bundles it ships, the Objective-C classes that give it away when it is linked

@@ -1,4 +1,5 @@
 import FormatSupport
+import Reporting
 
 /// The data the checks read besides the input: the SDK catalog and the toolkit version. The
 /// caller resolves it once (the command line, from the Templates folder and `--toolkit-version`)

@@ -6,7 +6,7 @@ import FormatSupport
 /// document back in its own format, so a binary Info.plist stays binary, and an XML one keeps its
 /// key order and Apple's layout: a one-key edit gives a one-key diff.
 public struct PropertyList: Sendable {
-    public enum Format: String, Sendable, Equatable {
+    public enum Format: String, Sendable, Equatable, Codable {
         case xml
         case binary
     }

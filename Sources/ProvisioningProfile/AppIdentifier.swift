@@ -9,7 +9,7 @@
 /// guessed from the shape of the string: legacy App ID prefixes differ from the team ID, and a
 /// bundle ID pattern may itself contain dots.
 public struct AppIdentifier: Sendable, Hashable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, Codable {
         /// One bundle ID.
         case explicit
         /// Bundle IDs starting with a stem, e.g. `com.example.*`.

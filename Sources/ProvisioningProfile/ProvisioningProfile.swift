@@ -17,7 +17,7 @@ public struct ProvisioningProfile: Sendable {
     public static let maximumSize = 2 << 20
 
     /// How the profile may be distributed, decided by its devices and `get-task-allow`.
-    public enum Distribution: String, Sendable, CaseIterable {
+    public enum Distribution: String, Sendable, Codable, CaseIterable {
         /// Listed devices, `get-task-allow` true: debuggable builds for the team's devices.
         case development
         /// Listed devices, `get-task-allow` false: release builds for the listed devices.

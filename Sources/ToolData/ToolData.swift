@@ -1,6 +1,7 @@
 import Checks
 import FormatSupport
 import Policy
+import Reporting
 
 /// The tool's own data, resolved once before any input: the Templates folder, its SDK catalog and
 /// the toolkit version with its true source (`--toolkit-version`, else `toolkit.json`). The

@@ -41,8 +41,7 @@ struct Judgement {
             findings.append(SignatureFinding(.teamMismatch, message, path: path))
             if let index = bundles.firstIndex(where: { $0.path == path }) { bundles[index].intact = false }
         }
-        let formatter = ISO8601DateFormatter()
-        return VerificationReport(input: input, verifiedAt: formatter.string(from: date), bundles: bundles, findings: findings)
+        return VerificationReport(input: input, verifiedAt: date, bundles: bundles, findings: findings)
     }
 
     private mutating func add(_ code: SignatureFindingCode, _ message: String, path: String?) {
@@ -113,7 +112,7 @@ struct Judgement {
         if let leaf {
             summary.certificate = SigningCertificate(
                 subject: leaf.subject.description, commonName: Self.commonName(leaf),
-                notValidAfter: ISO8601DateFormatter().string(from: leaf.notValidAfter))
+                notValidAfter: leaf.notValidAfter)
         }
         if isBundle {
             judgeResources(prepared, isSigned: anySigned)

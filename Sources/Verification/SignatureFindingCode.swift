@@ -1,20 +1,16 @@
-/// How serious a verification finding is: an error means a signature that will not hold on a
-/// device; a warning is worth knowing (an expired certificate does not break a seal).
-public enum SignatureSeverity: String, Codable, Sendable, CaseIterable {
-    case error
-    case warning
-    case info
-}
+import Reporting
 
 /// A finding code `ipawrap verify` reports, with its default severity, when it is reported and
 /// what to do about it. The `Checks` catalogue lists these beside its own codes.
 public struct SignatureFindingCode: Sendable, Hashable, CustomStringConvertible {
     public let rawValue: String
-    public let severity: SignatureSeverity
+    /// An error is a signature that will not hold on a device; a warning is worth knowing (an
+    /// expired certificate does not break a seal).
+    public let severity: Severity
     public let summary: String
     public let remedy: String
 
-    init(_ rawValue: String, _ severity: SignatureSeverity, summary: String, remedy: String) {
+    init(_ rawValue: String, _ severity: Severity, summary: String, remedy: String) {
         self.rawValue = rawValue
         self.severity = severity
         self.summary = summary
@@ -97,11 +93,11 @@ public struct SignatureFindingCode: Sendable, Hashable, CustomStringConvertible 
 /// One thing verification found, about one bundle or file.
 public struct SignatureFinding: Codable, Sendable, Equatable, Hashable {
     public var code: String
-    public var severity: SignatureSeverity
+    public var severity: Severity
     public var message: String
     /// The archive path the finding is about (a file for seal findings, else the bundle or Mach-O).
-    public var path: String?
-    public var remedy: String?
+    @ExplicitNull public var path: String?
+    @ExplicitNull public var remedy: String?
 
     public init(_ code: SignatureFindingCode, _ message: String, path: String?) {
         self.code = code.rawValue
@@ -109,18 +105,5 @@ public struct SignatureFinding: Codable, Sendable, Equatable, Hashable {
         self.message = message
         self.path = path
         remedy = code.remedy
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case code, severity, message, path, remedy
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(code, forKey: .code)
-        try container.encode(severity, forKey: .severity)
-        try container.encode(message, forKey: .message)
-        try container.encode(path, forKey: .path)
-        try container.encode(remedy, forKey: .remedy)
     }
 }

@@ -37,7 +37,7 @@ public enum SignatureSummary {
             {
                 summary.certificate = SigningCertificate(
                     subject: leaf.subject.description, commonName: Judgement.commonName(leaf),
-                    notValidAfter: ISO8601DateFormatter().string(from: leaf.notValidAfter))
+                    notValidAfter: leaf.notValidAfter)
             }
             return summary
         }

@@ -1,22 +1,23 @@
 import Foundation
+import Reporting
 
 /// What `Verifier` found: one entry per signed unit (bundle or loose Mach-O), innermost first,
-/// and every finding. Optional fields are written as `null`, never left out.
+/// and every finding. Optional fields are written as `null` (`@ExplicitNull`), never left out.
 public struct VerificationReport: Codable, Sendable, Equatable {
     /// The JSON shape's version; it is the same number as the inspect/check report's.
     public static let schemaVersion = 2
 
     public var schemaVersion = VerificationReport.schemaVersion
     public var input: String
-    /// The date certificates were judged at, ISO 8601.
-    public var verifiedAt: String
+    /// The date certificates were judged at (`ReportJSON` writes it as ISO 8601).
+    public var verifiedAt: Date
     public var bundles: [BundleSignature]
     public var findings: [SignatureFinding]
 
     /// Whether no finding is an error: every bundle's signature holds.
     public var isIntact: Bool { !findings.contains { $0.severity == .error } }
 
-    public init(input: String, verifiedAt: String, bundles: [BundleSignature], findings: [SignatureFinding]) {
+    public init(input: String, verifiedAt: Date, bundles: [BundleSignature], findings: [SignatureFinding]) {
         self.input = input
         self.verifiedAt = verifiedAt
         self.bundles = bundles
@@ -35,15 +36,15 @@ public struct BundleSignature: Codable, Sendable, Equatable {
     /// Signed without an identity.
     public var adHoc: Bool
     /// The signing identifier of the primary CodeDirectory.
-    public var identifier: String?
-    public var teamIdentifier: String?
+    @ExplicitNull public var identifier: String?
+    @ExplicitNull public var teamIdentifier: String?
     /// The cdhash (hex) of the primary CodeDirectory of the first slice.
-    public var cdhash: String?
+    @ExplicitNull public var cdhash: String?
     /// The hash types of the CodeDirectories, e.g. `["SHA-1", "SHA-256"]`.
     public var hashTypes: [String]
     /// The architectures of the signed Mach-O.
     public var architectures: [String]
-    public var certificate: SigningCertificate?
+    @ExplicitNull public var certificate: SigningCertificate?
     /// Whether no error finding concerns it.
     public var intact: Bool
 
@@ -63,46 +64,17 @@ public struct BundleSignature: Codable, Sendable, Equatable {
         self.certificate = certificate
         self.intact = intact
     }
-
-    enum CodingKeys: String, CodingKey {
-        case kind, path, signed, adHoc, identifier, teamIdentifier, cdhash, hashTypes, architectures, certificate, intact
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(path, forKey: .path)
-        try container.encode(signed, forKey: .signed)
-        try container.encode(adHoc, forKey: .adHoc)
-        try container.encode(identifier, forKey: .identifier)
-        try container.encode(teamIdentifier, forKey: .teamIdentifier)
-        try container.encode(cdhash, forKey: .cdhash)
-        try container.encode(hashTypes, forKey: .hashTypes)
-        try container.encode(architectures, forKey: .architectures)
-        try container.encode(certificate, forKey: .certificate)
-        try container.encode(intact, forKey: .intact)
-    }
 }
 
 /// The leaf certificate of a CMS signature.
 public struct SigningCertificate: Codable, Sendable, Equatable {
     public var subject: String
-    public var commonName: String?
-    /// ISO 8601.
-    public var notValidAfter: String
+    @ExplicitNull public var commonName: String?
+    public var notValidAfter: Date
 
-    public init(subject: String, commonName: String?, notValidAfter: String) {
+    public init(subject: String, commonName: String?, notValidAfter: Date) {
         self.subject = subject
         self.commonName = commonName
         self.notValidAfter = notValidAfter
-    }
-
-    enum CodingKeys: String, CodingKey { case subject, commonName, notValidAfter }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(subject, forKey: .subject)
-        try container.encode(commonName, forKey: .commonName)
-        try container.encode(notValidAfter, forKey: .notValidAfter)
     }
 }

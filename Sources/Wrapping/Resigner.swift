@@ -2,6 +2,7 @@ import AppBundle
 import Checks
 import Foundation
 import IPAArchive
+import Reporting
 import Signing
 
 /// `ipawrap sign`: every check of `check` gates the output; then every bundle is signed with the

@@ -3,6 +3,7 @@ import FormatSupport
 import Foundation
 import IPAArchive
 import Policy
+import Reporting
 import Signing
 import ToolData
 

@@ -6,6 +6,7 @@ import Foundation
 import IPAArchive
 import Policy
 import PropertyList
+import Reporting
 import Signing
 import ToolData
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Checks
 import Foundation
 import Policy
+import Reporting
 import ToolData
 
 @main

@@ -15,6 +15,7 @@ import TestSupport
             "Policy", "CMS", "SigningIdentity", "CodeSignature", "ProvisioningProfile",
         ]),
         ("bundle model", ["AppBundle"]),
+        ("reporting", ["Reporting"]),
         ("bundle signatures", ["Verification", "Signing"]),
         ("checks", ["Checks"]),
         ("tool data", ["ToolData"]),

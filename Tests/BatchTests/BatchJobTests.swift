@@ -2,6 +2,7 @@ import Batch
 import Checks
 import Foundation
 import Policy
+import Reporting
 import Testing
 import TestSupport
 import ToolData
@@ -93,7 +94,7 @@ import Wrapping
         let results = try run(BatchJob(operation: .inspect, data: try data(), outputDirectory: out, tool: tool), over: sample)
         let deep = try #require(results.first { $0.input.name == "team/Deep.ipa" })
         #expect(deep.output == out + "/team/Deep.json")
-        let decoded = try JSONDecoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: out + "/team/Deep.json")))
+        let decoded = try ReportJSON.decoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: out + "/team/Deep.json")))
         #expect(decoded == deep.report)
         // Nothing for the inputs without a report, and nothing else.
         #expect(Set(sample.scratch.listing().filter { $0.hasPrefix("reports/") }) == [

@@ -1,6 +1,7 @@
 import Batch
 import Checks
 import Foundation
+import Reporting
 import Testing
 
 @Suite struct BatchSummaryTests {
@@ -8,7 +9,7 @@ import Testing
         var report = Report(
             tool: .init(name: "ipawrap", version: "t"), input: .init(path: "a", size: 1, sha256: nil, entries: 1),
             app: .init(path: "Payload/A.app", bundleId: nil, name: nil, version: nil, build: nil, minimumOS: nil,
-                       infoPlistFormat: "xml", executable: nil))
+                       infoPlistFormat: .xml, executable: nil))
         report.findings = findings.map { Finding(code: "X_\($0.rawValue.uppercased())", severity: $0, message: "m") }
         return BatchResult(input: BatchInput(path: "a.ipa", name: "a.ipa"), exitCode: exit, report: exit == 65 ? nil : report,
                            failure: exit == 65 ? .init(code: "ARCHIVE_CORRUPT", message: "bad") : nil, output: nil, seconds: 0.5)
@@ -51,7 +52,7 @@ import Testing
         #expect(object["report"] is NSNull)
         #expect(object["status"] as? String == "failed")
         #expect((object["failure"] as? [String: Any])?["code"] as? String == "ARCHIVE_CORRUPT")
-        let decoded = try JSONDecoder().decode(BatchRecord.self, from: Data(line))
+        let decoded = try ReportJSON.decoder().decode(BatchRecord.self, from: Data(line))
         #expect(decoded == BatchRecord(result(65)))
     }
 

@@ -2,6 +2,7 @@ import Batch
 import Checks
 import Foundation
 import PNG
+import Reporting
 import Testing
 import TestSupport
 import XMLSupport
@@ -15,7 +16,7 @@ import XMLSupport
         var report = Report(
             tool: tool, input: Report.Input(path: "x.ipa", size: 1, sha256: nil, entries: 1),
             app: Report.App(path: "Payload/X.app", bundleId: id, name: name, version: version, build: "7", minimumOS: "15.0",
-                            infoPlistFormat: "xml", executable: nil))
+                            infoPlistFormat: .xml, executable: nil))
         report.findings = findings
         report.profiles = profiles
         report.sdks = sdks
@@ -34,10 +35,10 @@ import XMLSupport
     /// hostile Info.plist, a corrupt file, and an SDK app.
     static func results() throws -> [BatchResult] {
         let icon = try IconThumbnail.png(from: IPABuilder.iconPNG(size: 180, seed: 3, cgbi: false))
-        let expiring = Report.Profile(bundlePath: "Payload/X.app", source: "embedded", appIdentifier: "TEAM.com.example.warn",
-                                      wildcard: false, teamId: "TEAM", expirationDate: "2026-06-10T00:00:00Z", kind: "enterprise", file: nil)
-        let expired = Report.Profile(bundlePath: "Payload/X.app", source: "embedded", appIdentifier: "TEAM.*",
-                                     wildcard: true, teamId: "TEAM", expirationDate: "2025-01-01T00:00:00Z", kind: "adhoc", file: nil)
+        let expiring = Report.Profile(bundlePath: "Payload/X.app", source: .embedded, appIdentifier: "TEAM.com.example.warn",
+                                      wildcard: false, teamId: "TEAM", expirationDate: Date(timeIntervalSince1970: 1_781_049_600), kind: .enterprise, file: nil)
+        let expired = Report.Profile(bundlePath: "Payload/X.app", source: .embedded, appIdentifier: "TEAM.*",
+                                     wildcard: true, teamId: "TEAM", expirationDate: Date(timeIntervalSince1970: 1_735_689_600), kind: .adhoc, file: nil)
         return [
             result("Good.ipa", report: report(name: "Good", id: "com.example.good"), icon: icon),
             result("Warn.ipa", report: report(name: "Warn", id: "com.example.warn", version: "1.10",

@@ -1,5 +1,6 @@
 @testable import Checks
 import PropertyList
+import Reporting
 import Testing
 import TestSupport
 

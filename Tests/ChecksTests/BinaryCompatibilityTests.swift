@@ -1,6 +1,7 @@
 @testable import Checks
 import Foundation
 import PropertyList
+import Reporting
 import Testing
 import TestSupport
 

@@ -2,6 +2,7 @@
 import Foundation
 import MachO
 import PropertyList
+import Reporting
 import Testing
 import TestSupport
 

@@ -2,6 +2,7 @@
 import Foundation
 import Policy
 import PropertyList
+import Reporting
 import Testing
 import TestSupport
 import ToolData

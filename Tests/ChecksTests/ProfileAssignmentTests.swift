@@ -1,6 +1,7 @@
 import Checks
 import FormatSupport
 import Foundation
+import Reporting
 import Testing
 import TestSupport
 
@@ -22,7 +23,7 @@ struct ProfileAssignmentTests {
         let report = try S.inspect(
             S.app(app: nil, share: nil, widget: nil),
             options: CheckOptions(profilesDirectory: folder.path, allowWildcard: true, evaluationDate: S.now))
-        #expect(report.profiles.map(\.source) == ["directory", "directory", "directory"])
+        #expect(report.profiles.map(\.source) == [.directory, .directory, .directory])
         #expect(report.profile(for: S.appPath)?.file == folder.path("2-app.mobileprovision"))
         #expect(report.profile(for: S.sharePath)?.file == folder.path("3-share.mobileprovision"))
         // No exact profile for the widget: the partial wildcard beats `*`.
@@ -38,8 +39,8 @@ struct ProfileAssignmentTests {
         // The share extension embeds the wrong profile; the folder has the right one.
         let report = try S.inspect(
             S.app(share: S.fixture(.widget)), options: CheckOptions(profilesDirectory: folder.path, evaluationDate: S.now))
-        #expect(report.profile(for: S.sharePath)?.source == "directory")
-        #expect(report.profile(for: S.appPath)?.source == "embedded")
+        #expect(report.profile(for: S.sharePath)?.source == .directory)
+        #expect(report.profile(for: S.appPath)?.source == .embedded)
         #expect(report.findings("APP_ID_MISMATCH").isEmpty)
     }
 
@@ -100,10 +101,10 @@ struct ProfileAssignmentTests {
             options: CheckOptions(
                 appProfile: folder.path("app.mobileprovision"),
                 bundleProfiles: [S.widgetID: folder.path("widget.mobileprovision")], evaluationDate: S.now))
-        #expect(report.profile(for: S.appPath)?.source == "option")
+        #expect(report.profile(for: S.appPath)?.source == .option)
         #expect(report.profile(for: S.appPath)?.file == folder.path("app.mobileprovision"))
-        #expect(report.profile(for: S.widgetPath)?.source == "option")
-        #expect(report.profile(for: S.sharePath)?.source == "embedded")
+        #expect(report.profile(for: S.widgetPath)?.source == .option)
+        #expect(report.profile(for: S.sharePath)?.source == .embedded)
         #expect(report.profileFindings.isEmpty, "\(report.profileFindings)")
     }
 

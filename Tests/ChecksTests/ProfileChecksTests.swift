@@ -1,6 +1,7 @@
 import Checks
 import Foundation
 import PropertyList
+import Reporting
 import Testing
 import TestSupport
 
@@ -14,13 +15,13 @@ struct ProfileChecksTests {
         #expect(report.profileFindings.isEmpty, "\(report.profileFindings)")
         #expect(report.profiles.map(\.bundlePath) == [S.appPath, S.sharePath, S.widgetPath])
         let app = try #require(report.profile(for: S.appPath))
-        #expect(app.source == "embedded")
+        #expect(app.source == .embedded)
         #expect(app.file == S.appPath + "/embedded.mobileprovision")
         #expect(app.appIdentifier == "ABCDE12345.com.example.sample")
         #expect(app.wildcard == false)
         #expect(app.teamId == "ABCDE12345")
-        #expect(app.expirationDate == "2036-01-01T00:00:00Z")
-        #expect(app.kind == "development")
+        #expect(app.expirationDate.map(ReportJSON.timestamp) == "2036-01-01T00:00:00Z")
+        #expect(app.kind == .development)
         #expect(report.profile(for: S.sharePath)?.appIdentifier == "ABCDE12345.com.example.sample.share")
         #expect(!report.hasErrors)
     }
@@ -106,7 +107,7 @@ struct ProfileChecksTests {
         #expect(finding.message.contains("2024-01-01T00:00:00Z"))
         // The moment it was judged at is the report's `judgedAt`, never in a message (issue 18.6).
         #expect(!finding.message.contains("2026-06-01T00:00:00Z"))
-        #expect(expired.judgedAt == "2026-06-01T00:00:00Z")
+        #expect(expired.judgedAt.map(ReportJSON.timestamp) == "2026-06-01T00:00:00Z")
         #expect(finding.message.contains("'Sample App Expired'"))
 
         // 17 days before every profile's expiration.
@@ -188,7 +189,7 @@ struct ProfileChecksTests {
     @Test func distributionKindsInTheReport() throws {
         for (fixture, kind) in [(ProfileBuilder.Fixture.adhoc, "adhoc"), (.enterprise, "enterprise"), (.appstore, "appstore")] {
             let report = try S.inspect(S.app(app: S.fixture(fixture)))
-            #expect(report.profile(for: S.appPath)?.kind == kind)
+            #expect(report.profile(for: S.appPath)?.kind?.rawValue == kind)
         }
     }
 

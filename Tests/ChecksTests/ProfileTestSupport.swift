@@ -1,6 +1,7 @@
 import Checks
 import Foundation
 import PropertyList
+import Reporting
 import TestSupport
 
 /// An app with a share and a widget extension, each with its own explicit profile: the baseline

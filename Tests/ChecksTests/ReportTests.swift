@@ -1,5 +1,6 @@
 import Checks
 import Foundation
+import Reporting
 import Testing
 import TestSupport
 

@@ -1,6 +1,7 @@
 import Checks
 import Foundation
 import Policy
+import Reporting
 import Testing
 import TestSupport
 import ToolData

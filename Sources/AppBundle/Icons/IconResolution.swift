@@ -1,7 +1,7 @@
 import PNG
 
 /// Where an icon was found, named as the report's `icon.source`.
-public enum IconSource: String, Sendable, CaseIterable {
+public enum IconSource: String, Sendable, Codable, CaseIterable {
     case bundleIcons = "CFBundleIcons"
     case bundleIconsIPad = "CFBundleIcons~ipad"
     case primaryIcon = "CFBundlePrimaryIcon"
@@ -14,7 +14,7 @@ public enum IconSource: String, Sendable, CaseIterable {
 }
 
 /// How the chosen icon is stored, named as the report's `icon.format`.
-public enum IconFormat: String, Sendable {
+public enum IconFormat: String, Sendable, Codable {
     case png
     case cgbi
     case assetCatalog

@@ -4,6 +4,7 @@ import AssetCatalog
 import FormatSupport
 import Foundation
 import IPAArchive
+import Reporting
 
 struct AssetsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -34,7 +35,7 @@ struct AssetsCommand: ParsableCommand {
                 guard let (path, catalog) = try AssetsCommand.catalog(in: ipa, limits: limits.limits) else { return false }
                 let rows = catalog.renditions.map { Row(rendition: $0, facet: catalog.facet(of: $0)?.name) }
                 if json {
-                    print(try ReportRendering.json(Listing(path: path, renditions: rows)))
+                    print(try ReportJSON.string(Listing(path: path, renditions: rows)))
                 } else {
                     print("\(path): \(catalog.facets.count) facets, \(catalog.renditions.count) renditions "
                         + "(CoreUI \(catalog.header.coreUIVersion), \(catalog.header.versionString))")

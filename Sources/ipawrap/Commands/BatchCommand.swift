@@ -5,6 +5,7 @@ import Dispatch
 import Foundation
 import IPAArchive
 import Policy
+import Reporting
 import Wrapping
 
 struct BatchCommand: ParsableCommand {

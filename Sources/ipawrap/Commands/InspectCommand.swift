@@ -1,5 +1,6 @@
 import ArgumentParser
 import Checks
+import Reporting
 import ToolData
 
 struct InspectCommand: ParsableCommand {
@@ -79,8 +80,8 @@ struct ReportOptions: ParsableArguments {
     func print(_ report: Report, input: String, command: String) throws {
         let subject = ReportSubject(path: input, name: input, report: report)
         switch format {
-        case .text: Swift.print(ReportRendering.text(report))
-        case .json: Swift.print(try ReportRendering.json(report))
+        case .text: Swift.print(TextRendering.report(report))
+        case .json: Swift.print(try ReportJSON.string(report))
         case .sarif: Swift.print(try SARIFRendering.render([subject], tool: ToolInfo.tool))
         case .junit: Swift.print(JUnitRendering.render([subject], command: command), terminator: "")
         }

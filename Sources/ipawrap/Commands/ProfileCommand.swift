@@ -2,6 +2,7 @@ import ArgumentParser
 import Checks
 import Foundation
 import ProvisioningProfile
+import Reporting
 
 struct ProfileCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -62,7 +63,7 @@ struct ProfileShowCommand: ParsableCommand {
     }
 
     static func json(_ summary: ProfileSummary) throws -> String {
-        try ReportRendering.json(summary)
+        try ReportJSON.string(summary)
     }
 
     static func text(_ summary: ProfileSummary, style: Style = .standardOutput) -> String {
@@ -73,26 +74,26 @@ struct ProfileShowCommand: ParsableCommand {
         lines.append(title)
         var appID = Terminal.escaped(summary.appIdentifier)
         switch summary.appIdKind {
-        case "fullWildcard": appID += "  " + style.yellow("wildcard: every bundle ID")
-        case "partialWildcard": appID += "  " + style.yellow("wildcard")
-        default: appID += "  explicit"
+        case .fullWildcard: appID += "  " + style.yellow("wildcard: every bundle ID")
+        case .partialWildcard: appID += "  " + style.yellow("wildcard")
+        case .explicit: appID += "  explicit"
         }
         lines.append(row("App ID", appID))
         let team = Terminal.escaped([summary.teamName, summary.teamId.map { "(\($0))" }].compactMap { $0 }.joined(separator: " "))
         if !team.isEmpty { lines.append(row("Team", team)) }
-        var kind = summary.kind
+        var kind = summary.kind.rawValue
         if summary.provisionsAllDevices {
             kind += ", all devices"
-        } else if summary.kind == "development" || summary.kind == "adhoc" {
+        } else if summary.kind == .development || summary.kind == .adhoc {
             kind += ", \(summary.deviceCount) device\(summary.deviceCount == 1 ? "" : "s")"
         }
         lines.append(row("Kind", kind))
         if !summary.platforms.isEmpty { lines.append(row("Platforms", summary.platforms.joined(separator: ", "))) }
-        if let created = summary.creationDate { lines.append(row("Created", created)) }
-        lines.append(row("Expires", summary.expirationDate + (summary.expired ? "  " + style.red("expired") : "")))
+        if let created = summary.creationDate { lines.append(row("Created", ReportJSON.timestamp(created))) }
+        lines.append(row("Expires", ReportJSON.timestamp(summary.expirationDate) + (summary.expired ? "  " + style.red("expired") : "")))
         for (index, certificate) in summary.certificates.enumerated() {
             var text = Terminal.escaped(certificate.commonName ?? "(no common name)")
-            text += "  serial \(certificate.serialNumber), valid to \(certificate.notValidAfter)"
+            text += "  serial \(certificate.serialNumber), valid to \(ReportJSON.timestamp(certificate.notValidAfter))"
             if certificate.expired { text += "  " + style.red("expired") }
             lines.append(row(index == 0 ? "Certificates" : "", text))
         }
@@ -110,7 +111,7 @@ struct ProfileShowCommand: ParsableCommand {
             + (container.signedBy.isEmpty ? "" : ", signed by \(container.signedBy.joined(separator: ", "))")
             + " (signature not verified)"))
         lines.append("")
-        lines.append(contentsOf: ReportRendering.findings(summary.findings.map(Terminal.escaped), style: style))
+        lines.append(contentsOf: TextRendering.findings(summary.findings.map(Terminal.escaped), style: style))
         return lines.joined(separator: "\n")
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Checks
 import Foundation
 import IPAArchive
+import Reporting
 import Wrapping
 
 struct SignCommand: ParsableCommand {

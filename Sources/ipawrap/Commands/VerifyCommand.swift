@@ -1,6 +1,7 @@
 import ArgumentParser
 import Checks
 import Foundation
+import Reporting
 import Verification
 
 struct VerifyCommand: ParsableCommand {
@@ -52,11 +53,11 @@ struct VerifyCommand: ParsableCommand {
     }
 
     static func json(_ report: VerificationReport) throws -> String {
-        try ReportRendering.json(report)
+        try ReportJSON.string(report)
     }
 
     static func text(_ report: VerificationReport, style: Style = .standardOutput) -> String {
-        var lines: [String] = [style.bold("Signatures") + "  \(Terminal.escaped(report.input)), certificates judged at \(report.verifiedAt)"]
+        var lines: [String] = [style.bold("Signatures") + "  \(Terminal.escaped(report.input)), certificates judged at \(ReportJSON.timestamp(report.verifiedAt))"]
         for bundle in report.bundles {
             let state = !bundle.signed ? style.red("unsigned") : bundle.intact ? style.green("intact") : style.red("broken")
             var text = "  \(bundle.kind.padding(toLength: 9, withPad: " ", startingAt: 0)) \(Terminal.escaped(bundle.path))  \(state)"
@@ -70,12 +71,12 @@ struct VerifyCommand: ParsableCommand {
             }
             lines.append(text)
             if let certificate = bundle.certificate {
-                lines.append("            " + style.dim("signed by \(Terminal.escaped(certificate.commonName ?? certificate.subject)), expires \(certificate.notValidAfter)"))
+                lines.append("            " + style.dim("signed by \(Terminal.escaped(certificate.commonName ?? certificate.subject)), expires \(ReportJSON.timestamp(certificate.notValidAfter))"))
             }
         }
         lines.append("")
         // Messages quote file names from the archive: escaped like every human-readable output.
-        lines.append(contentsOf: ReportRendering.findings(report.findings.map { Terminal.escaped(Finding($0)) }, style: style))
+        lines.append(contentsOf: TextRendering.findings(report.findings.map { Terminal.escaped(Finding($0)) }, style: style))
         return lines.joined(separator: "\n")
     }
 }

@@ -3,6 +3,7 @@ import Checks
 import Foundation
 import IPAArchive
 import Policy
+import Reporting
 import Wrapping
 
 struct WrapCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Checks
 import Foundation
+import Reporting
 import ToolData
 
 /// Options that change findings, shared by `inspect`, `check` and `wrap`.

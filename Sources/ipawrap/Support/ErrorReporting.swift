@@ -2,6 +2,7 @@ import ArgumentParser
 import Checks
 import FormatSupport
 import Foundation
+import Reporting
 
 /// Runs a command body and turns every failure into one sentence on stderr and the exit status
 /// of the command-line contract: 64 usage, 65 bad input, 74 I/O, 70 for an internal error.
@@ -49,7 +50,7 @@ struct JSONErrorReport: Encodable {
     }
 
     func print() {
-        guard let text = try? ReportRendering.json(self) else { return }
+        guard let text = try? ReportJSON.string(self) else { return }
         Swift.print(text)
     }
 }
@@ -92,32 +93,14 @@ enum Terminal {
         return result
     }
 
-    /// `text` safe to print on a terminal: C0 and C1 control characters and DEL (escape
-    /// sequences, bells, carriage returns, line breaks) shown as `\u{1B}`, so an app's strings
-    /// cannot rewrite the user's terminal or forge lines.
+    /// `text` safe to print on a terminal (`TextRendering.escaped`).
     static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if isControl(scalar) {
-                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        TextRendering.escaped(text)
     }
 
     /// A finding with its message and remedy escaped.
     static func escaped(_ finding: Finding) -> Finding {
-        var copy = finding
-        copy.message = escaped(finding.message)
-        copy.remedy = finding.remedy.map(escaped)
-        return copy
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        TextRendering.escaped(finding)
     }
 }
 

@@ -1,17 +1,15 @@
-import AppBundle
-import Checks
 import Foundation
+import Reporting
 
-/// Renders reports: JSON for pipelines (sorted keys, so the same report gives the same bytes),
-/// and a short text form for people.
+/// How `wrap` and `sign` print their outcome (the renderers are `Reporting`'s).
 enum ReportRendering {
     /// What `wrap` and `sign` print: the report (text or JSON), then `summary` when an output was
     /// written (on standard error beside JSON), else which error findings stopped it.
     static func printOutcome(_ report: Report, json: Bool, input: String, summary: String?, notDone: String) throws {
         if json {
-            print(try ReportRendering.json(report))
+            print(try ReportJSON.string(report))
         } else {
-            print(ReportRendering.text(report))
+            print(TextRendering.report(report))
         }
         if let summary {
             if json { Terminal.standardError(summary) } else { print("\n" + summary) }
@@ -19,152 +17,5 @@ enum ReportRendering {
             let errors = report.findings.filter { $0.severity == .error }.map(\.code)
             Terminal.standardError("ipawrap: \(input): \(notDone) because of \(errors.joined(separator: ", ")); nothing was written")
         }
-    }
-
-    /// The one JSON form of every `--json` output: pretty, keys sorted, slashes unescaped.
-    static func json(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-
-    /// The report for people. Every string from the app (names, paths, messages quoting
-    /// Info.plist values) has its control characters escaped, so it cannot rewrite the terminal.
-    static func text(_ report: Report, style: Style = .standardOutput) -> String {
-        guard let escaped = escapingControlCharacters(report) else {
-            // Not expected: the report always reads back. Then no colour, and the whole text escaped.
-            return unescapedText(report, style: Style(enabled: false)).split(separator: "\n", omittingEmptySubsequences: false)
-                .map { Terminal.escaped(String($0)) }.joined(separator: "\n")
-        }
-        return unescapedText(escaped, style: style)
-    }
-
-    /// `report` with every control character in its strings replaced by its `\u{1B}` form (JSON
-    /// keeps them as JSON escapes; this is for text), or nil if it does not read back.
-    static func escapingControlCharacters(_ report: Report) -> Report? {
-        guard let encoded = try? JSONEncoder().encode(report) else { return nil }
-        let json = String(decoding: encoded, as: UTF8.self)
-        // Compact JSON has control characters only inside strings, as \n, \t... or \u00XX
-        // escapes; C1 controls and DEL appear raw.
-        var output = String.UnicodeScalarView()
-        var scalars = json.unicodeScalars.makeIterator()
-        func appendEscaped(_ value: UInt32) {
-            output.append(contentsOf: "\\\\u{\(String(value, radix: 16, uppercase: true))}".unicodeScalars)
-        }
-        while let scalar = scalars.next() {
-            if scalar == "\\", let next = scalars.next() {
-                let simple: [Unicode.Scalar: UInt32] = ["n": 0x0A, "r": 0x0D, "t": 0x09, "b": 0x08, "f": 0x0C]
-                if let value = simple[next] {
-                    appendEscaped(value)
-                } else if next == "u" {
-                    var hex = String.UnicodeScalarView()
-                    for _ in 0..<4 { if let digit = scalars.next() { hex.append(digit) } }
-                    if let value = UInt32(String(hex), radix: 16), value < 0x20 || (0x7F...0x9F).contains(value) {
-                        appendEscaped(value)
-                    } else {
-                        output.append(contentsOf: "\\u".unicodeScalars)
-                        output.append(contentsOf: hex)
-                    }
-                } else {
-                    output.append(scalar)
-                    output.append(next)
-                }
-            } else if (0x7F...0x9F).contains(scalar.value) {
-                appendEscaped(scalar.value)
-            } else {
-                output.append(scalar)
-            }
-        }
-        return try? JSONDecoder().decode(Report.self, from: Data(String(output).utf8))
-    }
-
-    private static func unescapedText(_ report: Report, style: Style) -> String {
-        var lines: [String] = []
-        let app = report.app
-        let name = app.name ?? app.path.split(separator: "/").last.map(String.init) ?? app.path
-        var title = style.bold(name)
-        if let id = app.bundleId { title += "  \(id)" }
-        if let version = app.version { title += "  \(version)" + (app.build.map { " (\($0))" } ?? "") }
-        let platform = AppPlatform(rawValue: app.platform) ?? .iOS
-        if let minimum = app.minimumOS {
-            title += "  \(platform.osName) \(minimum)+" + (platform == .iPadOSOnly ? " (iPad only)" : "")
-        } else if platform != .iOS {
-            title += "  \(platform.rawValue)"
-        }
-        lines.append(title)
-        lines.append(row("Archive", "\(report.input.path), \(report.input.entries) entries, \(report.input.size) bytes"
-            + (report.input.sha256.map { ", sha256 \($0)" } ?? "")))
-        lines.append(row("App", "\(app.path) (Info.plist: \(app.infoPlistFormat))"))
-        if !report.input.rootItems.isEmpty {
-            lines.append(row("Beside app", report.input.rootItems.joined(separator: ", ")))
-        }
-        if let executable = app.executable {
-            var text = "\(executable.path.split(separator: "/").last ?? "")  \(executable.architectures.joined(separator: ", "))"
-            if let minOS = executable.minOS { text += "  min \(platform.osName) \(minOS)" }
-            if executable.minOS != nil { text += ", SDK \(executable.sdk ?? "unknown")" }
-            text += executable.encrypted ? "  " + style.red("App Store encrypted") : "  not encrypted"
-            lines.append(row("Executable", text))
-        }
-        if let icon = report.icon {
-            lines.append(row("Icon", "\(icon.path)  \(icon.width)x\(icon.height) \(icon.format), from \(icon.source)"))
-        } else {
-            lines.append(row("Icon", style.red("none")))
-        }
-        if let signature = report.bundles.first(where: { $0.kind == "app" })?.signature {
-            lines.append(row("Signature", describe(signature)))
-        }
-        let nested = report.bundles.filter { $0.kind != "app" }
-        lines.append(row("Bundles", nested.isEmpty ? "no nested bundles" : "\(nested.count) nested"))
-        for bundle in nested {
-            lines.append("    \(bundle.kind.padding(toLength: 9, withPad: " ", startingAt: 0)) \(bundle.path)"
-                + (bundle.bundleId.map { "  \($0)" } ?? "") + (bundle.version.map { "  \($0)" } ?? "")
-                + (bundle.signature.map { "  (\(describe($0)))" } ?? ""))
-        }
-        if !report.sdks.isEmpty {
-            lines.append(row("SDKs", report.sdks.map { "\($0.framework) \($0.version ?? "?") (\($0.family))" }.joined(separator: ", ")))
-        }
-        for profile in report.profiles {
-            var text = "\(profile.bundlePath.split(separator: "/").last ?? ""): \(profile.appIdentifier ?? "?")"
-            if let kind = profile.kind { text += ", \(kind)" }
-            if let expiry = profile.expirationDate { text += ", expires \(expiry)" }
-            text += " (\(profile.source))"
-            lines.append(row("Profile", text))
-        }
-        lines.append("")
-        lines.append(contentsOf: findings(report.findings, style: style))
-        return lines.joined(separator: "\n")
-    }
-
-    static func findings(_ findings: [Finding], style: Style) -> [String] {
-        let errors = findings.filter { $0.severity == .error }.count
-        let warnings = findings.filter { $0.severity == .warning }.count
-        var lines = [style.bold("Findings: ") + (findings.isEmpty ? style.green("none")
-            : "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")]
-        for finding in findings {
-            let label: String = switch finding.severity {
-            case .error: style.red("error  ")
-            case .warning: style.yellow("warning")
-            case .info: style.dim("info   ")
-            }
-            lines.append("  \(label) \(style.bold(finding.code)): \(finding.message)")
-            if let remedy = finding.remedy { lines.append("          " + style.dim("→ " + remedy)) }
-        }
-        return lines
-    }
-
-    /// "signed, team T, cdhash …, SHA-256, by CN (expires …)", "ad hoc, cdhash …" or "unsigned".
-    static func describe(_ signature: Report.Signature) -> String {
-        guard signature.signed else { return "unsigned" }
-        var parts = [signature.adHoc ? "ad hoc" : "signed, team \(signature.teamId ?? "?")"]
-        if let cdhash = signature.cdhash { parts.append("cdhash \(cdhash)") }
-        if !signature.hashTypes.isEmpty { parts.append(signature.hashTypes.joined(separator: "+")) }
-        if let subject = signature.certificateSubject {
-            parts.append("by \(subject)" + (signature.certificateExpiry.map { " (expires \($0))" } ?? ""))
-        }
-        return parts.joined(separator: ", ")
-    }
-
-    private static func row(_ label: String, _ value: String) -> String {
-        "  " + label.padding(toLength: 11, withPad: " ", startingAt: 0) + value
     }
 }

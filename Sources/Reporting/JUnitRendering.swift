@@ -1,4 +1,3 @@
-import Checks
 import XMLSupport
 
 /// Renders reports as JUnit XML (`--report-format junit`), for CI test-result views: one
@@ -6,11 +5,16 @@ import XMLSupport
 /// for each testcase with error findings (all of them, with remedies, in its text), warnings and
 /// notes as its system-out; an input that could not be read is one testcase `archive` with an
 /// error. A pure function of its inputs: the same reports give the same bytes.
-enum JUnitRendering {
-    /// `command` is `check` or `wrap`: the wrap area is a testcase only for `wrap`.
-    static func render(_ subjects: [ReportSubject], command: String, areas: [String] = FindingCode.areas.map(\.name)) -> String {
+public enum JUnitRendering {
+    /// `command` is `check` or `wrap`: the wrap area is a testcase only for `wrap`. `catalogue`
+    /// is every code by area (`Checks`' `FindingCode.areas`).
+    public static func render(_ subjects: [ReportSubject], command: String, catalogue: [(name: String, codes: [FindingCode])]) -> String {
+        var areaOfCode: [String: String] = [:]
+        for (area, codes) in catalogue {
+            for code in codes where areaOfCode[code.rawValue] == nil { areaOfCode[code.rawValue] = area }
+        }
         // The areas the command runs: `signature` codes come from `verify` alone, `wrap` ones from wrap.
-        let areas = areas.filter { $0 != "signature" && (command == "wrap" || $0 != "wrap") }
+        let areas = catalogue.map(\.name).filter { $0 != "signature" && (command == "wrap" || $0 != "wrap") }
         var suites: [String] = []
         var totals = (tests: 0, failures: 0, errors: 0)
         for subject in subjects {
@@ -27,7 +31,7 @@ enum JUnitRendering {
             } else if let report = subject.report {
                 var byArea: [String: [Finding]] = [:]
                 for finding in report.findings {
-                    byArea[FindingCode.area(of: finding.code) ?? "other", default: []].append(finding)
+                    byArea[areaOfCode[finding.code] ?? "other", default: []].append(finding)
                 }
                 let named = areas + (byArea["other"] == nil ? [] : ["other"])
                 for area in named {

@@ -1,13 +1,13 @@
-import Checks
 import Foundation
 
 /// Renders reports as SARIF 2.1.0 (`--report-format sarif`), for code scanning: one run, one rule
 /// per code of the finding catalogue (its summary as description, its remedy as help), one result
 /// per finding, located at the archive path inside the IPA (an artifact nested in the IPA's), and
 /// inputs that could not be read as error notifications of the invocation. A pure function of
-/// its inputs; keys are sorted, so the same reports give the same bytes.
-enum SARIFRendering {
-    static func render(_ subjects: [ReportSubject], tool: Report.Tool, catalogue: [FindingCode] = FindingCode.all) throws -> String {
+/// its inputs; keys are sorted, so the same reports give the same bytes. `Checks` passes its
+/// catalogue (`FindingCode.all`).
+public enum SARIFRendering {
+    public static func render(_ subjects: [ReportSubject], tool: Report.Tool, catalogue: [FindingCode]) throws -> String {
         var rules = catalogue.map(Rule.init)
         var ruleIndex = Dictionary(catalogue.enumerated().map { ($1.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
         var artifacts: [Artifact] = []
@@ -60,7 +60,7 @@ enum SARIFRendering {
             tool: ToolHolder(driver: Driver(name: tool.name, version: tool.version, rules: rules)),
             artifacts: artifacts, results: results,
             invocations: [Invocation(executionSuccessful: notifications.isEmpty, toolExecutionNotifications: notifications)])])
-        return try ReportRendering.json(log)
+        return try ReportJSON.string(log)
     }
 
     static func level(_ severity: Severity) -> String {

@@ -1,0 +1,41 @@
+// Checks re-exports Reporting: code that made findings and reports with `import Checks` before
+// they had their own target keeps compiling (files that name Reporting's types import it too).
+@_exported import Reporting
+
+/// The catalogue: every code of every area of checks.
+extension FindingCode {
+    /// Every code, by area: the catalogue the README, SARIF rules and JUnit test cases come from.
+    public static var areas: [(name: String, codes: [FindingCode])] {
+        [("icon", iconCodes), ("bundle", bundleCodes), ("profile", profileCodes), ("binary", binaryCodes),
+         ("wrap", wrapCodes), ("signature", signatureCodes)]
+    }
+
+    /// Every code, by area.
+    public static var all: [FindingCode] {
+        areas.flatMap(\.codes)
+    }
+
+    /// The area of checks that reports `rawValue` (see `areas`), or nil for a code not in the catalogue.
+    public static func area(of rawValue: String) -> String? {
+        areas.first { $0.codes.contains { $0.rawValue == rawValue } }?.name
+    }
+
+    /// The code with this raw value.
+    public static func named(_ rawValue: String) -> FindingCode? {
+        all.first { $0.rawValue == rawValue }
+    }
+}
+
+extension SARIFRendering {
+    /// The SARIF log with the whole catalogue as its rules.
+    public static func render(_ subjects: [ReportSubject], tool: Report.Tool) throws -> String {
+        try render(subjects, tool: tool, catalogue: FindingCode.all)
+    }
+}
+
+extension JUnitRendering {
+    /// The JUnit report with a testcase per area of the catalogue.
+    public static func render(_ subjects: [ReportSubject], command: String) -> String {
+        render(subjects, command: command, catalogue: FindingCode.areas)
+    }
+}

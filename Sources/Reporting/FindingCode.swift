@@ -1,0 +1,26 @@
+/// A finding code ipawrap can report, with its default severity, when it is reported and what to
+/// do about it. The value type lives here, with the findings and reports; the catalogue does not:
+/// each area of checks declares its codes in `Checks`' `FindingCode+Area.swift` files, and
+/// `FindingCode.all` there lists them (a test checks the README against it).
+public struct FindingCode: Sendable, Hashable, CustomStringConvertible {
+    /// The stable code, e.g. `ICON_NOT_FOUND`.
+    public let rawValue: String
+    /// Default severity; some checks change it (e.g. `--allow-wildcard`).
+    public let severity: Severity
+    /// When the finding is reported, in one line.
+    public let summary: String
+    /// What to do about it, in one line.
+    public let remedy: String
+
+    public init(_ rawValue: String, _ severity: Severity, summary: String, remedy: String) {
+        self.rawValue = rawValue
+        self.severity = severity
+        self.summary = summary
+        self.remedy = remedy
+    }
+
+    public var description: String { rawValue }
+
+    public static func == (lhs: FindingCode, rhs: FindingCode) -> Bool { lhs.rawValue == rhs.rawValue }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+}
