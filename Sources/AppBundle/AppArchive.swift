@@ -144,8 +144,10 @@ public final class AppArchive {
             executableProblem = ExecutableProblem.judge(info["CFBundleExecutable"])
             if executableProblem == nil, let name = info["CFBundleExecutable"]?.string {
                 let candidate = path + "/" + name
-                if zip.entry(named: candidate)?.kind == .file {
-                    executablePath = candidate
+                // A versioned framework's executable is a symlink (`Kit -> Versions/Current/Kit`):
+                // the code is the file it resolves to inside the bundle.
+                if let real = zip.resolvingSymlinks(candidate), real.hasPrefix(path + "/"), zip.entry(named: real)?.kind == .file {
+                    executablePath = real
                 } else {
                     executableProblem = .fileMissing(name: name, path: candidate)
                 }

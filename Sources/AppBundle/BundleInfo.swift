@@ -24,7 +24,8 @@ public struct BundleInfo: Sendable {
     public let infoPlist: PropertyList?
     /// Why a nested bundle's Info.plist could not be used.
     public let infoPlistProblem: String?
-    /// Archive path of the main executable, when Info.plist names a valid one that exists.
+    /// Archive path of the main executable, when Info.plist names a valid one that exists (the
+    /// file it resolves to inside the bundle when it is a symlink, as in a versioned framework).
     public let executablePath: String?
     /// Why the bundle has no usable main executable (nil when `executablePath` is set, or when
     /// the Info.plist itself is unusable).
@@ -71,6 +72,11 @@ public struct BundleInfo: Sendable {
         info?["CFBundleDisplayName"]?.string ?? info?["CFBundleName"]?.string
     }
     public var executableName: String? { info?["CFBundleExecutable"]?.string }
+    /// The main executable's path inside the bundle, which the bundle's seal leaves out (the
+    /// signature covers it): the real file when `CFBundleExecutable` is a symlink.
+    public var sealExcludedExecutable: String? {
+        executablePath.map { String($0.dropFirst(path.count + 1)) } ?? executableName
+    }
     public var minimumOSVersion: String? { info?["MinimumOSVersion"]?.versionString }
 
     /// `UIDeviceFamily`: 1 iPhone, 2 iPad (values may be integers or strings).

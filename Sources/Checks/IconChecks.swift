@@ -71,7 +71,8 @@ enum BundleChecks {
             case .fileMissing(let name, let path)?:
                 report.findings.append(Finding(
                     .executableMissing,
-                    message: "\(bundle.path): CFBundleExecutable names '\(name)', but \(path) is not a file in the archive; "
+                    message: "\(bundle.path): CFBundleExecutable names '\(name)', but \(path) is not a file in the bundle "
+                        + "(nor a symlink to one inside it); "
                         + "its binary checks (encryption, SDKs) cannot run",
                     path: path))
             }

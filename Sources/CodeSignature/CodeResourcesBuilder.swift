@@ -55,7 +55,7 @@ public enum ResourceDiscrepancy: Sendable, Equatable, CustomStringConvertible {
     case unsealed(path: String)
     /// A sealed symlink points elsewhere (`actual` nil: it is no longer a symlink).
     case symlinkChanged(path: String, sealed: String, actual: String?)
-    /// Nested code's cdhash differs, or it is no longer code.
+    /// Nested code's cdhash or designated requirement differs, or it is no longer code.
     case nestedCodeChanged(path: String)
     /// Sealed as one kind of entry (file, symlink, nested code), found as another.
     case kindChanged(path: String, sealed: String, actual: String)
@@ -202,6 +202,17 @@ extension CodeResources {
         [HashType.sha384, .sha256, .sha256Truncated, .sha1].first { hashes[$0] != nil }
     }
 
+    /// Whether a sealed designated requirement names the one nested code carries. Both are
+    /// requirement-language text; runs of white space are one space. An empty side (a seal
+    /// without one, code with no explicit designated requirement) is not compared.
+    static func sameRequirement(_ sealed: String, _ actual: String) -> Bool {
+        func normalized(_ text: String) -> String {
+            text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).joined(separator: " ")
+        }
+        let (left, right) = (normalized(sealed), normalized(actual))
+        return left.isEmpty || right.isEmpty || left == right
+    }
+
     /// What a verifier must compute to compare `entries` with this seal: the strongest sealed
     /// digest of each sealed file present, and the cdhash of nested code.
     public func verificationRequests(for entries: [ResourceEntry]) throws(CodeSignatureError) -> [ResourceRequest] {
@@ -222,7 +233,8 @@ extension CodeResources {
     }
 
     /// How `entries` differ from this seal, by Apple's rules: every sealed path is checked
-    /// (digest, symlink target, nested cdhash; missing unless optional), and every entry the
+    /// (digest, symlink target, nested cdhash and designated requirement; missing unless
+    /// optional), and every entry the
     /// seal's own rules would seal must be in it. In path order.
     public func discrepancies(
         for entries: [ResourceEntry], mainExecutable: String?, facts: [String: ResourceFacts]
@@ -260,11 +272,15 @@ extension CodeResources {
                     continue
                 }
                 if actual != target { found.append(.symlinkChanged(path: seal.path, sealed: target, actual: actual)) }
-            case .nestedCode(let cdhash, _):
+            case .nestedCode(let cdhash, let requirement):
                 if case .symlink = kind {
                     found.append(.kindChanged(path: seal.path, sealed: "nested code", actual: "symlink"))
                 } else if let actual = facts[seal.path]?.nestedCode {
-                    if let cdhash, cdhash != actual.cdhash { found.append(.nestedCodeChanged(path: seal.path)) }
+                    if let cdhash, cdhash != actual.cdhash {
+                        found.append(.nestedCodeChanged(path: seal.path))
+                    } else if let requirement, !Self.sameRequirement(requirement, actual.requirement) {
+                        found.append(.nestedCodeChanged(path: seal.path))
+                    }
                 } else {
                     found.append(.nestedCodeChanged(path: seal.path))
                 }

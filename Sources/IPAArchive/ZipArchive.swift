@@ -506,55 +506,72 @@ public final class ZipArchive {
 
     /// Resolves every symlink through the archive's other symlinks and refuses any whose final
     /// location leaves `root(entry)` (components of the folder it must stay in), is absolute,
-    /// climbs above the archive root, or loops. Paths are walked in the path tree: a node, plus
-    /// the components beyond it that name nothing in the archive.
+    /// climbs above the archive root, or loops.
     func checkSymlinks(root: (ArchiveEntry) -> [Substring]) throws(ArchiveError) {
-        let tree = store.tree
         var clock = workClock()
         for index in symlinkTargets.keys.sorted() {
             guard let target = symlinkTargets[index] else { continue }
             let entry = ArchiveEntry(store: store, index: index)
-            let rootComponents = root(entry)
-            var node = tree.parents[Int(tree.node(ofEntry: index))]
-            var beyond: [Substring] = []
-            var pending = ArraySlice(target.split(separator: "/", omittingEmptySubsequences: false))
-            var hops = 0
-            if target.hasPrefix("/") {
-                throw .symlinkEscape(archive: path, entry: "\(entry.name)", target: target)
-            }
-            while let component = pending.popFirst() {
-                try clock.tick(component.utf8.count + 1)
-                if component.isEmpty || component == "." { continue }
-                if component == ".." {
-                    if beyond.popLast() != nil { continue }
-                    guard node != tree.root else {
-                        throw .symlinkEscape(archive: path, entry: "\(entry.name)", target: target)
-                    }
-                    node = tree.parents[Int(node)]
-                    continue
-                }
-                guard beyond.isEmpty, let child = tree.child(of: node, named: component.utf8) else {
-                    beyond.append(component)
-                    continue
-                }
-                guard let next = tree.entry(ofNode: child).flatMap({ symlinkTargets[$0] }) else {
-                    node = child
-                    continue
-                }
-                hops += 1
-                guard hops <= Self.maximumSymlinkHops else {
-                    throw .symlinkInvalid(archive: path, entry: "\(entry.name)", reason: "it is part of a symlink loop")
-                }
-                guard !next.hasPrefix("/") else {
-                    throw .symlinkEscape(archive: path, entry: "\(entry.name)", target: target)
-                }
-                pending = ArraySlice(next.split(separator: "/", omittingEmptySubsequences: false)) + pending
-            }
-            let resolved = EntryName.decode(tree.path(of: node)).split(separator: "/") + beyond
-            guard resolved.starts(with: rootComponents) else {
+            let resolved = try resolve(target, of: entry, clock: &clock)
+            guard resolved.starts(with: root(entry)) else {
                 throw .symlinkEscape(archive: path, entry: "\(entry.name)", target: target)
             }
         }
+    }
+
+    /// Where the file or folder at `path` really is: `path` itself, or, when it is a symlink, the
+    /// location its target resolves to through the archive's other symlinks; nil when that
+    /// location names nothing in the archive. (Targets that escape or loop were refused on open.)
+    public func resolvingSymlinks(_ path: String) -> String? {
+        guard let entry = entry(named: path) else { return nil }
+        guard let target = symlinkTargets[entry.index] else { return path }
+        var clock = workClock()
+        guard let resolved = try? resolve(target, of: entry, clock: &clock) else { return nil }
+        let location = resolved.joined(separator: "/")
+        return self.entry(named: location) != nil || isFolder(location) ? location : nil
+    }
+
+    /// The path components `target`, the target of the symlink `entry`, leads to. Paths are
+    /// walked in the path tree: a node, plus the components beyond it that name nothing in the
+    /// archive.
+    private func resolve(_ target: String, of entry: ArchiveEntry, clock: inout WorkClock) throws(ArchiveError) -> [Substring] {
+        let tree = store.tree
+        var node = tree.parents[Int(tree.node(ofEntry: entry.index))]
+        var beyond: [Substring] = []
+        var pending = ArraySlice(target.split(separator: "/", omittingEmptySubsequences: false))
+        var hops = 0
+        if target.hasPrefix("/") {
+            throw .symlinkEscape(archive: path, entry: "\(entry.name)", target: target)
+        }
+        while let component = pending.popFirst() {
+            try clock.tick(component.utf8.count + 1)
+            if component.isEmpty || component == "." { continue }
+            if component == ".." {
+                if beyond.popLast() != nil { continue }
+                guard node != tree.root else {
+                    throw .symlinkEscape(archive: path, entry: "\(entry.name)", target: target)
+                }
+                node = tree.parents[Int(node)]
+                continue
+            }
+            guard beyond.isEmpty, let child = tree.child(of: node, named: component.utf8) else {
+                beyond.append(component)
+                continue
+            }
+            guard let next = tree.entry(ofNode: child).flatMap({ symlinkTargets[$0] }) else {
+                node = child
+                continue
+            }
+            hops += 1
+            guard hops <= Self.maximumSymlinkHops else {
+                throw .symlinkInvalid(archive: path, entry: "\(entry.name)", reason: "it is part of a symlink loop")
+            }
+            guard !next.hasPrefix("/") else {
+                throw .symlinkEscape(archive: path, entry: "\(entry.name)", target: target)
+            }
+            pending = ArraySlice(next.split(separator: "/", omittingEmptySubsequences: false)) + pending
+        }
+        return EntryName.decode(tree.path(of: node)).split(separator: "/") + beyond
     }
 }
 

@@ -47,7 +47,7 @@ public enum ArchiveSigner {
             throw SigningError(
                 .executable, "\(bundle.path) has no CFBundleIdentifier", remedy: "give its Info.plist a bundle ID and sign again")
         }
-        guard let executableName = bundle.executableName, let executablePath = bundle.executablePath else {
+        guard bundle.executableName != nil, let executablePath = bundle.executablePath else {
             throw SigningError(
                 .executable, "\(bundle.path) names no executable (CFBundleExecutable)",
                 remedy: "add the executable and CFBundleExecutable to the bundle")
@@ -91,12 +91,12 @@ public enum ArchiveSigner {
             }
         }
         let builder = CodeResourcesBuilder(hashTypes: [.sha1, .sha256])
-        let requests = try builder.requests(for: entries, mainExecutable: executableName)
+        let requests = try builder.requests(for: entries, mainExecutable: bundle.sealExcludedExecutable)
         var facts: [String: ResourceFacts] = [:]
         try tree.digests(of: requests.map { (prefix + $0.path, $0) }) { path, digests in
             facts[String(path.dropFirst(prefix.count))] = .digests(digests)
         }
-        let resources = try builder.build(for: entries, mainExecutable: executableName, facts: facts).serialized()
+        let resources = try builder.build(for: entries, mainExecutable: bundle.sealExcludedExecutable, facts: facts).serialized()
         tree.set(prefix + "_CodeSignature/CodeResources", bytes: resources)
 
         guard tree.isFile(executablePath), let file = try tree.machO(at: executablePath) else {

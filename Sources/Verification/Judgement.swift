@@ -16,6 +16,8 @@ struct Judgement {
     let clock: WorkClock
 
     private var findings: [SignatureFinding] = []
+    /// Units judged so far that are signed and hold by themselves (units come innermost first).
+    private var intactUnits: Set<String> = []
 
     init(date: Date, results: EntryHashing.Computed, units: [Verifier.PreparedUnit], clock: WorkClock = .unlimited) {
         self.date = date
@@ -32,6 +34,7 @@ struct Judgement {
             var summary = judge(prepared)
             if let team = summary.teamIdentifier, !summary.adHoc { teams.append((summary.path, team)) }
             summary.intact = !findings[before...].contains { $0.severity == .error }
+            if summary.intact && summary.signed { intactUnits.insert(summary.path) }
             bundles.append(summary)
         }
         // Every bundle must be signed by one team: the app's (the last unit), else the most common.
@@ -242,9 +245,8 @@ struct Judgement {
             if let (slices, problem) = results.machOs[code], problem == nil {
                 var sealed: [UInt8]?
                 if case .nestedCode(let cdhash, _)? = seals[entry.path]?.content { sealed = cdhash }
-                let cdhashes = slices.flatMap { $0.signature?.codeDirectories.compactMap(\.cdhash) ?? [] }
-                if let chosen = cdhashes.first(where: { $0 == sealed }) ?? cdhashes.first {
-                    facts[entry.path, default: ResourceFacts()].nestedCode = .init(cdhash: chosen, requirement: "")
+                if let code = Self.nestedCode(slices, sealed: sealed) {
+                    facts[entry.path, default: ResourceFacts()].nestedCode = code
                 }
             }
         }
@@ -255,22 +257,38 @@ struct Judgement {
             else { continue }
             var sealed: [UInt8]?
             if case .nestedCode(let cdhash, _)? = seals[relative]?.content { sealed = cdhash }
-            let cdhashes = slices.flatMap { $0.signature?.codeDirectories.compactMap(\.cdhash) ?? [] }
-            if let chosen = cdhashes.first(where: { $0 == sealed }) ?? cdhashes.first {
-                facts[relative] = ResourceFacts(nestedCode: .init(cdhash: chosen, requirement: ""))
-            }
+            if let code = Self.nestedCode(slices, sealed: sealed) { facts[relative] = ResourceFacts(nestedCode: code) }
         }
         let discrepancies: [ResourceDiscrepancy]
         do {
             discrepancies = try resources.discrepancies(
-                for: prepared.entries, mainExecutable: unit.bundle?.executableName, facts: facts)
+                for: prepared.entries, mainExecutable: unit.bundle?.sealExcludedExecutable, facts: facts)
         } catch {
             add(.malformed, "\(unit.path)/_CodeSignature/CodeResources cannot be checked: \(error.code): \(error)",
                 path: unit.path + "/_CodeSignature/CodeResources")
             return
         }
+        // Apple's iOS rules seal nested code file by file. Where those files differ but the nested
+        // bundle or dylib holds by itself, it was swapped for other signed code: one finding names it.
+        let nestedIntact = intactUnits.filter { $0.hasPrefix(unit.path + "/") }
+        func swappedCode(_ path: String) -> String? {
+            nestedIntact.filter { path == $0 || path.hasPrefix($0 + "/") }.max { $0.utf8.count < $1.utf8.count }
+        }
+        var swapped: [String: [ResourceDiscrepancy]] = [:]
+        for discrepancy in discrepancies {
+            if let code = swappedCode(unit.path + "/" + discrepancy.path) { swapped[code, default: []].append(discrepancy) }
+        }
         for discrepancy in discrepancies {
             let path = unit.path + "/" + discrepancy.path
+            if let code = swappedCode(path) {
+                guard let differences = swapped.removeValue(forKey: code) else { continue }
+                let listed = differences.prefix(3).map(\.description).joined(separator: "; ")
+                add(.nestedMismatch,
+                    "\(unit.path): \(code.dropFirst(unit.path.count + 1)) is validly signed but is not the code this bundle sealed "
+                        + "(\(listed)\(differences.count > 3 ? "; \(differences.count - 3) more" : ""))",
+                    path: code)
+                continue
+            }
             let message = "\(unit.path): \(discrepancy)"
             switch discrepancy {
             case .modified, .symlinkChanged, .kindChanged: add(.sealBroken, message, path: path)
@@ -279,6 +297,22 @@ struct Judgement {
             case .nestedCodeChanged: add(.nestedMismatch, message, path: path)
             }
         }
+    }
+
+    /// Nested code's identity in a seal: the cdhash the seal names when one of its
+    /// CodeDirectories has it (else the first), and that slice's designated requirement as text.
+    private static func nestedCode(_ slices: [SliceResult], sealed: [UInt8]?) -> ResourceFacts.NestedCode? {
+        var first: ResourceFacts.NestedCode?
+        for slice in slices {
+            guard let signature = slice.signature else { continue }
+            let requirement = signature.requirements?.designated?.text ?? ""
+            for cdhash in signature.codeDirectories.compactMap(\.cdhash) {
+                let code = ResourceFacts.NestedCode(cdhash: cdhash, requirement: requirement)
+                if cdhash == sealed { return code }
+                first = first ?? code
+            }
+        }
+        return first
     }
 
     // MARK: Profile consistency

@@ -47,7 +47,9 @@ public struct SignatureFindingCode: Sendable, Hashable, CustomStringConvertible 
         "SIGNATURE_UNSEALED_FILE", .error, summary: "a file the resource rules say must be sealed is not in CodeResources",
         remedy: "The file was added after signing; remove it or re-sign the bundle.")
     public static let nestedMismatch = SignatureFindingCode(
-        "SIGNATURE_NESTED_MISMATCH", .error, summary: "nested code's cdhash differs from the one its parent's CodeResources seals",
+        "SIGNATURE_NESTED_MISMATCH", .error,
+        summary: "nested code is not the code its parent's CodeResources seals: another cdhash or designated requirement, "
+            + "or, sealed file by file, other files while it holds by itself",
         remedy: "The nested bundle or dylib was re-signed or changed alone; re-sign its parent bundles too.")
     public static let cmsInvalid = SignatureFindingCode(
         "SIGNATURE_CMS_INVALID", .error,

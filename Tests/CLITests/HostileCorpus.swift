@@ -12,7 +12,7 @@ enum HostileCorpus {
 
     /// What one command must do with one file.
     struct Expectation: Sendable {
-        /// `inspect`, `check`, `wrap`, `repack`, `icon`, `assets`, `profile` or `policy`.
+        /// `inspect`, `check`, `wrap`, `repack`, `icon`, `assets`, `profile`, `policy` or `verify`.
         var command: String
         var exit: Int32
         /// The first is the code of the error (exit 64, 65, 74) or of a finding (exit 0, 1); the
@@ -67,6 +67,59 @@ enum HostileCorpus {
             }
         }
         return zip.bytes()
+    }
+
+    /// `count` SEQUENCEs nested in one another around an INTEGER.
+    static func nestedDER(_ count: Int, indefinite: Bool) -> [UInt8] {
+        guard indefinite else {
+            var value: [UInt8] = [0x02, 0x01, 0x00]
+            for _ in 0..<count { value = tlv(0x30, value) }
+            return value
+        }
+        return [UInt8](repeating: 0, count: count * 2).enumerated().map { $0.offset.isMultiple(of: 2) ? 0x30 : 0x80 }
+            + [0x02, 0x01, 0x00] + [UInt8](repeating: 0, count: count * 2)
+    }
+
+    /// The CMS `CMSBuilder` wrote for a test signature (`cms/codesign-rsa.cms`, DER), with `extra`
+    /// empty SEQUENCEs added to its certificates after the real chain of three.
+    static func cmsWithExtraCertificates(_ extra: Int) throws -> [UInt8] {
+        /// The TLVs inside a definite-length DER element's content.
+        func children(_ element: ArraySlice<UInt8>) throws -> [ArraySlice<UInt8>] {
+            var content = try contentRange(element)
+            var result: [ArraySlice<UInt8>] = []
+            while !content.isEmpty {
+                let range = try contentRange(content)
+                let end = range.endIndex
+                result.append(content[content.startIndex..<end])
+                content = content[end...]
+            }
+            return result
+        }
+        /// The content of the TLV that starts `bytes`.
+        func contentRange(_ bytes: ArraySlice<UInt8>) throws -> ArraySlice<UInt8> {
+            let start = bytes.startIndex
+            guard bytes.count >= 2 else { throw CorpusError(message: "a DER element is truncated") }
+            let first = Int(bytes[start + 1])
+            var length = first
+            var header = 2
+            if first & 0x80 != 0 {
+                let size = first & 0x7F
+                guard size > 0, size <= 4, bytes.count >= 2 + size else { throw CorpusError(message: "unexpected DER length") }
+                length = bytes[(start + 2)..<(start + 2 + size)].reduce(0) { $0 << 8 | Int($1) }
+                header += size
+            }
+            guard bytes.count >= header + length else { throw CorpusError(message: "a DER element runs past its parent") }
+            return bytes[(start + header)..<(start + header + length)]
+        }
+        let cms = try Fixtures.bytes("cms/codesign-rsa.cms")
+        let contentInfo = try children(cms[...])
+        guard contentInfo.count == 2, let signedData = try children(contentInfo[1]).first else {
+            throw CorpusError(message: "cms/codesign-rsa.cms is not a ContentInfo")
+        }
+        var fields = try children(signedData)
+        guard fields.count == 5, fields[3].first == 0xA0 else { throw CorpusError(message: "the SignedData has no certificates") }
+        fields[3] = ArraySlice(tlv(0xA0, Array(try contentRange(fields[3])) + Array(repeating: [0x30, 0x00], count: extra).flatMap { $0 }))
+        return tlv(0x30, Array(contentInfo[0]) + tlv(0xA0, tlv(0x30, fields.flatMap { Array($0) })))
     }
 
     static func items() throws -> [Item] {
@@ -234,6 +287,25 @@ enum HostileCorpus {
             // The finding's message gives the DER error's sentence without its code.
             try deepDER.bytes(), [Expectation(command: "inspect", exit: 0, codes: ["SIGNED_ENTITLEMENTS_UNREADABLE"])])
 
+        // CMS signatures through verify: a finding for the slice, never a crash.
+        for (file, what, cms, details) in [
+            ("verify-cms-10000-certificates.ipa", "a code signature's CMS carrying 10,000 certificates beside its chain",
+             try cmsWithExtraCertificates(10_000), ["CMS_TOO_MANY_CERTIFICATES", "10003 certificates"]),
+            ("verify-cms-nested-10000-deep.ipa", "a code signature's CMS nested 10,000 SEQUENCEs deep (definite lengths)",
+             nestedDER(10_000, indefinite: false), ["cannot be read", "CMS_MALFORMED_ASN1", "nested more than"]),
+            ("verify-cms-nested-100000-deep-indefinite.ipa", "a code signature's CMS nested 100,000 SEQUENCEs deep (indefinite lengths)",
+             nestedDER(100_000, indefinite: true), ["cannot be read", "CMS_MALFORMED_ASN1", "nested more than"]),
+        ] {
+            var signed = IPABuilder()
+            signed.addPrimaryIcon()
+            signed.executable = IPABuilder.executable { builder in
+                var signature = MachOBuilder.CodeSignature(identifier: "com.example.sample")
+                signature.cms = .bytes(cms)
+                builder.codeSignature = signature
+            }
+            add(file, what, try signed.bytes(), [Expectation(command: "verify", exit: 1, codes: ["SIGNATURE_CMS_INVALID"] + details)])
+        }
+
         // Icons: PNG dimensions that overflow or exceed the decoder's bounds.
         for (name, inspected) in [
             ("PNG_DIMENSIONS-7fffffff-square", nil), ("PNG_DIMENSIONS-over-pixel-limit", nil),
@@ -278,4 +350,10 @@ enum HostileCorpus {
         }
         return items
     }
+}
+
+/// A corpus builder's input is not what it expects.
+struct CorpusError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
 }

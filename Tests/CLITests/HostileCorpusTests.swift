@@ -60,6 +60,7 @@ import TestSupport
         case "assets": arguments = ["assets", "list", input]
         case "profile": arguments = ["profile", "show", input]
         case "policy": arguments = ["policy", "validate", input]
+        case "verify": arguments = ["verify", input, "--json"]
         default:
             Issue.record("unknown command \(line.command)")
             return

@@ -215,6 +215,29 @@ import Testing
         ])
     }
 
+    /// A seal that names nested code's designated requirement holds only for code with that
+    /// requirement (white space aside), even when the cdhash matches; code with no explicit
+    /// designated requirement, or a seal without one, is checked by cdhash alone.
+    @Test func nestedCodeIsCheckedByItsDesignatedRequirementToo() throws {
+        let rules = [ResourceRule.seal("^.*"), .rule("^Frameworks/", weight: 10, nested: true)]
+        let entries = [Self.file("Frameworks/Kit.framework/Kit")]
+        let cdhash = [UInt8](repeating: 7, count: 20)
+        let sealed = "identifier \"com.example.Kit\" and anchor apple generic"
+        let resources = try CodeResourcesBuilder(rules: rules, rules2: rules, hashTypes: [.sha256]).build(
+            for: entries, mainExecutable: nil, facts: ["Frameworks/Kit.framework": .nestedCode(cdhash: cdhash, requirement: sealed)])
+        func check(_ requirement: String) throws -> [ResourceDiscrepancy] {
+            try resources.discrepancies(
+                for: entries, mainExecutable: nil,
+                facts: ["Frameworks/Kit.framework": .nestedCode(cdhash: cdhash, requirement: requirement)])
+        }
+        #expect(try check(sealed).isEmpty)
+        #expect(try check("identifier  \"com.example.Kit\"\n and anchor apple generic").isEmpty)
+        #expect(try check("").isEmpty)
+        #expect(try check("identifier \"com.example.Other\" and anchor apple generic") == [
+            .nestedCodeChanged(path: "Frameworks/Kit.framework")
+        ])
+    }
+
     @Test func aDSStoreSymlinkIsRefused() {
         let entries = [ResourceEntry(path: "x/.DS_Store", kind: .symlink(target: "../Info.plist"))]
         #expect(throws: CodeSignatureError.self) { try ResourceRuleSet(ResourceRule.iOSRules2).decide(entries, mainExecutable: nil) }

@@ -260,6 +260,20 @@ import TestSupport
         let alone = try SignedOutput(archive: ZipArchive(path: unchained))
         #expect(alone.cmsChecked == 4)
         #expect(alone.problems.count == 4, "openssl cannot reach the test root without the intermediate: \(alone.problems)")
+
+        // --templates is the one source when given, ahead of IPAWRAP_TEMPLATES, for sign and wrap --sign.
+        let named = scratch.path("named.ipa")
+        let third = try Command.ipawrap(
+            ["sign", input, "-o", named, "--templates", templates] + arguments, environment: ["IPAWRAP_TEMPLATES": shipped])
+        #expect(third.status == 0, "\(third.stdout)\(third.stderr)")
+        #expect(try Fixtures.bytesAt(named) == (try Fixtures.bytesAt(chained)))
+        let wrapped = scratch.path("wrapped.ipa")
+        let fourth = try Command.ipawrap(
+            ["wrap", input, "-o", wrapped, "--sign", "--templates", templates] + arguments, environment: ["IPAWRAP_TEMPLATES": shipped])
+        #expect(fourth.status == 0, "\(fourth.stdout)\(fourth.stderr)")
+        let wrappedSigned = try SignedOutput(archive: ZipArchive(path: wrapped))
+        #expect(wrappedSigned.cmsChecked == 4)
+        for (path, problem) in wrappedSigned.problems { Issue.record("wrap --sign: \(path): \(problem)") }
     }
 
     /// Signing an app that is already signed (by ipawrap, with another key type and time)

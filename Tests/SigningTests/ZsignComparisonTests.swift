@@ -57,6 +57,23 @@ import TestSupport
             #expect(byPattern(a.rules) == byPattern(b.rules), "\(entry.path): rules")
             #expect(byPattern(a.rules2) == byPattern(b.rules2), "\(entry.path): rules2")
         }
+        // Nested code: Apple's iOS rules2 have no `nested` rule (Xcode 7's `^` at weight 20 beat
+        // its nested rule at 10, see CodeResourcesTests), so both signers seal a framework's and an
+        // extension's files one by one in the app's files2, and in files (version 1, SHA-1) too;
+        // neither writes a {cdhash, requirement} seal.
+        for archive in [mine, zsign] {
+            let entry = try #require(archive.entry(named: "Payload/Sample.app/_CodeSignature/CodeResources"))
+            let seal = try CodeResources(bytes: archive.read(entry, maximumSize: 16 << 20))
+            for path in ["Frameworks/Kit.framework/Kit", "PlugIns/Share.appex/Share", "Frameworks/libswiftCore.dylib"] {
+                guard case .file(let hashes)? = seal.seal(for: path)?.content else {
+                    Issue.record("\(archive.path): \(path) is not sealed as a file")
+                    continue
+                }
+                #expect(hashes.keys.sorted() == [.sha1, .sha256], "\(archive.path): \(path)")
+                #expect((seal.files ?? []).contains { $0.path == path }, "\(archive.path): \(path) in files")
+            }
+            #expect(!(seal.files2 ?? []).contains { if case .nestedCode = $0.content { true } else { false } })
+        }
         // The CodeDirectories: the SHA-256 one of each binary, page by page and slot by slot.
         for path in machO.sorted() {
             let a = try SignedOutput.codeDirectory(path, in: mine, hashType: .sha256)

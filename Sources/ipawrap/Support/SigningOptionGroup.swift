@@ -54,8 +54,9 @@ struct SigningOptionGroup: ParsableArguments {
         _ = try parsedSigningTime()
     }
 
-    /// The request: the identity read, the entitlement overrides parsed, the signing time.
-    func request() throws -> SigningRequest {
+    /// The request: the identity read (its chain completed from `templates`, the Templates
+    /// folder the command resolved), the entitlement overrides parsed, the signing time.
+    func request(templates: TemplateDirectory) throws -> SigningRequest {
         let password = try readPassword()
         var signingIdentity: SigningIdentity
         if let identity {
@@ -69,9 +70,7 @@ struct SigningOptionGroup: ParsableArguments {
         }
         // Keychain Access exports the leaf alone: Apple's intermediate and root from Templates
         // complete the chain when they issued it.
-        if let templates = try? TemplateDirectory.locate() {
-            signingIdentity = signingIdentity.completingChain(from: templates.issuerCertificates())
-        }
+        signingIdentity = signingIdentity.completingChain(from: templates.issuerCertificates())
         var overrides: [String: PropertyListDictionary] = [:]
         for argument in entitlementFiles {
             guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
