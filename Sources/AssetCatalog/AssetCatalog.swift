@@ -195,9 +195,8 @@ public struct AssetCatalog: Sendable {
             let source = try image(for: try target(of: link, from: rendition), depth: depth + 1)
             return try crop(source, to: link, label: describe(rendition))
         case .bitmap(_, _, let opaque):
-            var bitmap = try bitmapData(for: rendition)
-            try checkDeadline()
-            let image = try convert(&bitmap, opaque: opaque, label: describe(rendition))
+            let bitmap = try bitmapData(for: rendition)
+            let image = try convert(bitmap, opaque: opaque, label: describe(rendition))
             try checkDeadline()
             return image
         case .rawData(_, let format):
@@ -329,28 +328,37 @@ public struct AssetCatalog: Sendable {
             width: width, height: height, pixelFormat: rendition.pixelFormat, bytesPerRow: stride, bytes: pixels)
     }
 
-    private func convert(_ bitmap: inout BitmapData, opaque: Bool, label: String) throws(AssetCatalogError) -> RGBAImage {
+    private func convert(_ bitmap: BitmapData, opaque: Bool, label: String) throws(AssetCatalogError) -> RGBAImage {
         let bytesPerPixel = bitmap.pixelFormat == .argb ? 4 : 2
-        if opaque {
-            // CoreUI ignores the stored alpha of opaque bitmaps.
-            var index = bytesPerPixel - 1
-            while index < bitmap.bytes.count {
-                bitmap.bytes[index] = 255
-                index += bytesPerPixel
+        let invalid = AssetCatalogError(.invalidPixelData, "the pixels of \(label) do not fill \(bitmap.width)×\(bitmap.height)")
+        guard bitmap.width > 0, bitmap.height > 0, bitmap.bytesPerRow >= bitmap.width * bytesPerPixel,
+              bitmap.bytes.count / bitmap.bytesPerRow >= bitmap.height else { throw invalid }
+        // In bands of about 1 MiB with the deadline read between them: a bitmap of the largest
+        // allowed size takes seconds to convert in a debug build.
+        let rowsPerBand = max(1, (1 << 20) / bitmap.bytesPerRow)
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(bitmap.width * bitmap.height * 4)
+        var row = 0
+        while row < bitmap.height {
+            try checkDeadline()
+            let rows = min(rowsPerBand, bitmap.height - row)
+            var band = Array(bitmap.bytes[(row * bitmap.bytesPerRow)..<((row + rows) * bitmap.bytesPerRow)])
+            if opaque {
+                // CoreUI ignores the stored alpha of opaque bitmaps.
+                var index = bytesPerPixel - 1
+                while index < band.count {
+                    band[index] = 255
+                    index += bytesPerPixel
+                }
             }
+            let converted = bytesPerPixel == 4
+                ? RGBAImage(premultipliedBGRA: band, width: bitmap.width, height: rows, bytesPerRow: bitmap.bytesPerRow)
+                : Self.grayAlphaImage(band, width: bitmap.width, height: rows, bytesPerRow: bitmap.bytesPerRow)
+            guard let converted else { throw invalid }
+            pixels += converted.pixels
+            row += rows
         }
-        let image: RGBAImage?
-        if bytesPerPixel == 4 {
-            image = RGBAImage(
-                premultipliedBGRA: bitmap.bytes, width: bitmap.width, height: bitmap.height,
-                bytesPerRow: bitmap.bytesPerRow)
-        } else {
-            image = Self.grayAlphaImage(
-                bitmap.bytes, width: bitmap.width, height: bitmap.height, bytesPerRow: bitmap.bytesPerRow)
-        }
-        guard let image else {
-            throw AssetCatalogError(.invalidPixelData, "the pixels of \(label) do not fill \(bitmap.width)×\(bitmap.height)")
-        }
+        guard let image = RGBAImage(width: bitmap.width, height: bitmap.height, pixels: pixels) else { throw invalid }
         return image
     }
 

@@ -49,17 +49,13 @@ import TestSupport
         let bytes = try Self.slowInput(kind)
         let input = try scratch.write("Slow.ipa", bytes)
         for command in [["inspect", input], ["check", input]] {
-            let start = ContinuousClock.now
-            let result = try Command.ipawrap(command + ["--time-limit", "\(Self.limit)"])
-            let seconds = (ContinuousClock.now - start) / .seconds(1)
+            let run = try TimeLimitRun.ipawrap(command + ["--time-limit", "\(Self.limit)"])
+            let result = run.result
             #expect(result.status == 65, "\(kind), \(command[0]): \(result.stderr)")
             #expect(result.stderr.hasPrefix("ipawrap: error[ARCHIVE_TIME_LIMIT]: \(input) took longer"), "\(result.stderr)")
             #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
-            // The promise is a second; the bound is generous because the suite runs in parallel on
-            // a shared machine, and a sanitizer's own work (its shadow memory, the leak check at
-            // exit) is not ipawrap's. Before the parsers checked the deadline these took 3 to 10 s.
-            let margin = ResourceLimitTests.sanitized ? 4.0 : 2.0
-            #expect(seconds <= Self.limit + margin, "\(kind), \(command[0]) with --time-limit \(Self.limit) took \(seconds) s")
+            // Before the parsers checked the deadline these took 3 to 10 s.
+            run.expectWithin(limit: Self.limit, sanitized: ResourceLimitTests.sanitized, "\(kind), \(command[0])")
         }
         #expect(scratch.listing() == ["Slow.ipa"])
         #expect(try Fixtures.bytesAt(input) == bytes)
