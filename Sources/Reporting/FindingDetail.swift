@@ -4,6 +4,7 @@
 public enum FindingDetail: Sendable, Hashable {
     case icon(IconDetail)
     case bundle(BundleDetail)
+    case binary(BinaryDetail)
     case profile(ProfileDetail)
     case wrapping(WrappingDetail)
     /// A message without typed facts: a finding read back from JSON, or one of an area that has
@@ -15,6 +16,7 @@ public enum FindingDetail: Sendable, Hashable {
         switch self {
         case .icon(let detail): detail.message
         case .bundle(let detail): detail.message
+        case .binary(let detail): detail.message
         case .profile(let detail): detail.message
         case .wrapping(let detail): detail.message
         case .text(let message): message
