@@ -210,6 +210,40 @@ import TestSupport
         #expect(Self.importedModules(in: text) == ["Foundation", "Reporting", "MachO", "FormatSupport", "Indented"])
     }
 
+    /// Issue 15: comments and docs cite what a clone has. The CLI contract and the format notes
+    /// outside the repository, and the finding catalogue type that no longer exists, are cited
+    /// nowhere; format facts are cited as `docs/formats.md`, which must exist.
+    @Test func citationsPointIntoTheRepository() throws {
+        let root = Fixtures.packageRoot
+        // Spelled in pieces so this file does not cite them itself.
+        let forbidden = ["cli-contract" + ".md", "Finding" + "Catalog", "shared/" + "reference"]
+        var problems: [String] = []
+        var filesRead = 0
+        for folder in ["Sources", "Tests", "Scripts", "Fuzz", "Benchmarks", "Samples", "docs"] {
+            guard let files = FileManager.default.enumerator(at: root.appendingPathComponent(folder), includingPropertiesForKeys: nil)
+            else { continue }
+            for case let file as URL in files where !file.path.contains("/Tests/Fixtures/") && !file.path.contains("/.build/") {
+                guard ["swift", "md", "sh", "py", ""].contains(file.pathExtension),
+                      let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
+                filesRead += 1
+                let name = String(file.path.dropFirst(root.path.count + 1))
+                for citation in forbidden where text.contains(citation) {
+                    problems.append("\(name) cites \(citation)")
+                }
+                let formatNotes = text.components(separatedBy: "formats" + ".md").count - 1
+                let inRepository = text.components(separatedBy: "docs/formats" + ".md").count - 1
+                if formatNotes != inRepository { problems.append("\(name) cites a formats notes file other than docs/formats.md") }
+            }
+        }
+        for document in ["README.md", "ARCHITECTURE.md"] {
+            let text = try String(contentsOf: root.appendingPathComponent(document), encoding: .utf8)
+            for citation in forbidden where text.contains(citation) { problems.append("\(document) cites \(citation)") }
+        }
+        #expect(filesRead > 300)
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("docs/formats.md").path))
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
     @Test func architectureMapNamesEveryLayeredTarget() throws {
         let map = try String(
             contentsOf: Fixtures.packageRoot.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
