@@ -244,6 +244,23 @@ import TestSupport
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }
 
+    /// Issue 15: tool data is resolved once, by the command line, and passed down: no library
+    /// target below it finds the Templates folder or resolves `ToolData` of its own accord.
+    @Test func onlyTheCommandLineLocatesTheTemplatesFolder() throws {
+        let sources = Fixtures.packageRoot.appendingPathComponent("Sources")
+        var callers: Set<String> = []
+        let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+        for case let file as URL in files where file.pathExtension == "swift" {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            if text.contains("TemplateDirectory.locate(") || text.contains("ToolData.resolve(") {
+                callers.insert(file.deletingLastPathComponent().path.replacingOccurrences(of: sources.path + "/", with: ""))
+            }
+        }
+        // ToolData.resolve (in ToolData) wraps locate for the command line, which alone calls it.
+        #expect(callers.contains("ipawrap/Support"))
+        #expect(callers.subtracting(["ToolData", "ipawrap", "ipawrap/Support", "ipawrap/Commands"]).isEmpty, "\(callers.sorted())")
+    }
+
     @Test func architectureMapNamesEveryLayeredTarget() throws {
         let map = try String(
             contentsOf: Fixtures.packageRoot.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
