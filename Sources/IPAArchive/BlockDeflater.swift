@@ -16,15 +16,6 @@ enum BlockDeflater {
     static let blocksPerBatch = 8
     private static let windowSize = 1 << 15
 
-    /// Writes the deflated `bytes` at `offset`; returns their CRC and the sizes.
-    static func deflate(
-        _ bytes: [UInt8], to out: AtomicOutputFile, at offset: UInt64, level: Int32
-    ) throws -> (crc: UInt32, compressedSize: UInt64, uncompressedSize: UInt64) {
-        try deflate(size: UInt64(bytes.count), reading: { start, count in
-            Array(bytes[Int(start)..<Int(start) + count])
-        }, to: out, at: offset, level: level)
-    }
-
     /// Writes the deflated content of `size` bytes, read in batches by `read(offset, count)`, at
     /// `offset`; `checkLimits` runs between batches (to stop at a deadline). Returns the CRC and
     /// the sizes.
