@@ -68,7 +68,7 @@ public final class FileByteSource: ByteSource {
     /// The open, read-only descriptor, for in-kernel copies (`copy_file_range`) by writers.
     public let descriptor: Int32
 
-    public init(path: String) throws(FileReadError) {
+    public convenience init(path: String) throws(FileReadError) {
         // O_NONBLOCK: opening a FIFO nobody writes to must not block; anything but a regular
         // file is refused below, before any read (O_NONBLOCK does not affect regular files).
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
@@ -83,9 +83,15 @@ public final class FileByteSource: ByteSource {
             close(fd)
             throw FileReadError(path: path, reason: "it is \(Self.kind(of: info.st_mode)), not a regular file")
         }
+        self.init(adopting: fd, path: path, size: UInt64(info.st_size))
+    }
+
+    /// Takes over `descriptor`, open for reading on a regular file of `size` bytes the caller
+    /// has checked with `fstat` (it is closed with this source).
+    public init(adopting descriptor: Int32, path: String, size: UInt64) {
         self.path = path
-        self.descriptor = fd
-        self.size = UInt64(info.st_size)
+        self.descriptor = descriptor
+        self.size = size
     }
 
     deinit {

@@ -34,6 +34,8 @@ public struct AppFolder: Sendable {
     public let entries: [ArchiveEdits.Addition]
     /// The newest modification time in the app, the timestamp of every entry.
     public let newestModification: Int64
+    /// The time limit, running since the walk began; packing must meet it too.
+    let clock: WorkClock
 
     /// The kind of folder `path` is; nil when it is not a folder (or cannot be looked at).
     /// - Throws: `ArchiveError.folderGiven` (exit 64) for a folder that is neither an `.app` nor
@@ -66,6 +68,7 @@ public struct AppFolder: Sendable {
         entries = [ArchiveEdits.Addition(name: "Payload/", content: .directory, permissions: 0o755)]
             + walk.entries.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         newestModification = walk.newestModification
+        clock = walk.clock
     }
 
     /// Writes the IPA to `output`, atomically.
@@ -79,7 +82,7 @@ public struct AppFolder: Sendable {
         return try ArchiveWriter.create(
             at: output, additions: packed,
             options: RepackOptions(timestamp: .secondsSince1970(newestModification), synchronize: synchronize),
-            verify: { _ in })
+            clock: clock, verify: { _ in })
     }
 
     /// The IPA, packed into a temporary file that is gone once it is open (nothing to clean up),
@@ -178,7 +181,9 @@ public struct AppFolder: Sendable {
                         throw .totalSizeLimit(archive: archive, total: totalSize, limit: limits.maximumTotalUncompressedSize)
                     }
                     newestModification = max(newestModification, Int64(info.st_mtim.tv_sec))
-                    entries.append(ArchiveEdits.Addition(name: name, content: .file(path: disk), permissions: permissions))
+                    var addition = ArchiveEdits.Addition(name: name, content: .file(path: disk), permissions: permissions)
+                    addition.walked = WalkedFile(folder: archive, entry: name, info: info)
+                    entries.append(addition)
                 case S_IFLNK:
                     try count()
                     guard info.st_size <= Int(ZipArchive.maximumSymlinkTarget),
@@ -209,5 +214,59 @@ public struct AppFolder: Sendable {
         var trimmed = path
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
         return trimmed
+    }
+}
+
+/// A regular file as the walk of an app folder saw it (by `lstat`). Packing opens it once,
+/// without following a symlink or blocking on a FIFO, and reads it only through that descriptor
+/// and only if it is still this file: one swapped after the walk (for a symlink to
+/// `/etc/shadow`, a FIFO, another file) is refused, never read.
+struct WalkedFile: Sendable, Equatable {
+    /// The folder given, and the entry's name in the archive, for messages.
+    var folder: String
+    var entry: String
+    var device: UInt64
+    var inode: UInt64
+    var size: UInt64
+
+    init(folder: String, entry: String, info: stat) {
+        self.folder = folder
+        self.entry = entry
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = UInt64(info.st_size)
+    }
+
+    /// The file at `path`, open for reading, if it is still the file the walk saw.
+    /// - Throws: `ArchiveError.folderChanged` when it is not (exit 65), `.unreadable` when it
+    ///   cannot be opened (74).
+    func open(_ path: String) throws(ArchiveError) -> FileByteSource {
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+        guard descriptor >= 0 else {
+            let code = errno
+            switch code {
+            case ELOOP: throw .folderChanged(archive: folder, entry: entry, reason: "it is now a symlink")
+            case ENOENT: throw .folderChanged(archive: folder, entry: entry, reason: "it was removed")
+            default: throw .unreadable(archive: folder, reason: "'\(entry)' cannot be read: \(String(cString: strerror(code)))")
+            }
+        }
+        var info = stat()
+        let reason: String? =
+            if fstat(descriptor, &info) != 0 {
+                "it cannot be looked at: \(String(cString: strerror(errno)))"
+            } else if info.st_mode & S_IFMT != S_IFREG {
+                "it is now \(FileByteSource.kind(of: info.st_mode))"
+            } else if UInt64(info.st_dev) != device || UInt64(info.st_ino) != inode {
+                "it is now another file"
+            } else if UInt64(info.st_size) != size {
+                "it was \(size) bytes and is now \(info.st_size)"
+            } else {
+                nil
+            }
+        if let reason {
+            close(descriptor)
+            throw .folderChanged(archive: folder, entry: entry, reason: reason)
+        }
+        return FileByteSource(adopting: descriptor, path: path, size: size)
     }
 }

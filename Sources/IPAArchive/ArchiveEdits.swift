@@ -20,6 +20,8 @@ public struct ArchiveEdits: Sendable, Equatable {
         /// Store the content as is instead of deflating it (for content that is already
         /// compressed, such as an IPA inside an .mdx).
         public var stored: Bool
+        /// For a file of an app folder: the file the walk saw, the only one packing will read.
+        var walked: WalkedFile?
 
         public init(name: String, content: Content, permissions: UInt16? = nil, stored: Bool = false) {
             self.name = name

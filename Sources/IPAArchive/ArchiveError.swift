@@ -33,6 +33,9 @@ public enum ArchiveError: CodedError, Equatable {
     case folderGiven(archive: String)
     /// A FIFO, device or socket inside an app folder: never opened.
     case specialFile(archive: String, entry: String, kind: String)
+    /// A file of an app folder that is no longer the regular file the walk saw when it is packed
+    /// (swapped for a symlink, a FIFO or another file, or resized): never followed or read.
+    case folderChanged(archive: String, entry: String, reason: String)
 
     public var code: String {
         switch self {
@@ -60,6 +63,7 @@ public enum ArchiveError: CodedError, Equatable {
         case .unreadable: "FILE_READ_FAILED"
         case .folderGiven: "INPUT_IS_FOLDER"
         case .specialFile: "ARCHIVE_SPECIAL_FILE"
+        case .folderChanged: "ARCHIVE_FOLDER_CHANGED"
         }
     }
 
@@ -129,6 +133,8 @@ public enum ArchiveError: CodedError, Equatable {
                 + "run 'ipawrap batch \(archive)'"
         case .specialFile(let archive, let entry, let kind):
             "\(archive): '\(entry)' is \(kind), not a regular file, folder or symlink; refusing the folder"
+        case .folderChanged(let archive, let entry, let reason):
+            "\(archive): '\(entry)' changed while the folder was being packed (\(reason)); refusing the folder"
         }
     }
 

@@ -82,7 +82,8 @@ public enum ArchiveWriter {
             if let replacement = plan.replacedInPlace[entry.index] {
                 try flushRun()
                 let written = try NewEntryEncoder.write(
-                    replacement, at: position, to: out, unixTime: timestamp, level: options.compressionLevel)
+                    replacement, at: position, to: out, unixTime: timestamp, level: options.compressionLevel,
+                    checkLimits: archive.checkLimits)
                 replacementRecords[entry.index] = written.centralRecord
                 position = written.end
                 continue
@@ -105,6 +106,7 @@ public enum ArchiveWriter {
                 archive: archive, kept: ordered.sorted { $0.index < $1.index }, newOffsets: newOffsets,
                 replacementRecords: replacementRecords),
             added: plan.added, comment: archive.comment, unixTime: timestamp, options: options,
+            checkLimits: archive.checkLimits,
             verify: { path in
                 if let verifying { try verifying(path, limits) } else { _ = try ZipArchive(path: path, limits: limits) }
             })
@@ -114,10 +116,11 @@ public enum ArchiveWriter {
     }
 
     /// Writes a new archive holding only `additions` (sorted by name, parent folders first).
+    /// - Parameter clock: the deadline the writing must meet (`ARCHIVE_TIME_LIMIT`).
     @discardableResult
     public static func create(
         at output: String, additions: [ArchiveEdits.Addition], options: RepackOptions = RepackOptions(),
-        verify: ((String) throws -> Void)? = nil
+        clock: WorkClock = .unlimited, verify: ((String) throws -> Void)? = nil
     ) throws -> RepackSummary {
         let added = try RepackPlan.entries(for: additions).values.sorted { $0.name < $1.name }
         let timestamp: Int64 = switch options.timestamp {
@@ -127,6 +130,9 @@ public enum ArchiveWriter {
         let out = try AtomicOutputFile(destination: output)
         let length = try finish(
             out, at: 0, copying: nil, added: added, comment: [], unixTime: timestamp, options: options,
+            checkLimits: {
+                if clock.isPastDeadline { throw ArchiveError.timeLimit(archive: clock.file, seconds: clock.seconds) }
+            },
             verify: verify ?? { path in _ = try ZipArchive(path: path) })
         try out.commit(length: length, synchronize: options.synchronize)
         return RepackSummary(output: output, copiedEntries: 0, addedEntries: added.count, removedEntries: 0, outputSize: length)
@@ -149,17 +155,11 @@ public enum ArchiveWriter {
     /// Returns the length.
     private static func finish(
         _ out: AtomicOutputFile, at start: UInt64, copying copied: CopiedRecords?, added: [RepackPlan.Added],
-        comment: [UInt8], unixTime: Int64, options: RepackOptions, verify: (String) throws -> Void
+        comment: [UInt8], unixTime: Int64, options: RepackOptions, checkLimits: () throws -> Void,
+        verify: (String) throws -> Void
     ) throws -> UInt64 {
-        var position = start
-        var addedRecords: [[UInt8]] = []
-        for addition in added {
-            let written = try NewEntryEncoder.write(
-                addition, at: position, to: out, unixTime: unixTime, level: options.compressionLevel)
-            addedRecords.append(written.centralRecord)
-            position = written.end
-        }
-        let directoryOffset = position
+        let (addedRecords, directoryOffset) = try NewEntryEncoder.write(
+            added, from: start, to: out, unixTime: unixTime, level: options.compressionLevel, checkLimits: checkLimits)
         var directory = BufferedOutput(out, at: directoryOffset)
         var kept: ArraySlice<ArchiveEntry> = []
         if let copied {
@@ -311,7 +311,8 @@ struct RepackPlan {
         enum Source {
             case none
             case bytes([UInt8])
-            case file(path: String, size: UInt64)
+            /// `walked`: a file of an app folder, read only if it is still the file the walk saw.
+            case file(path: String, size: UInt64, walked: WalkedFile? = nil)
         }
     }
 
@@ -475,6 +476,12 @@ struct RepackPlan {
             return [Added(name: EntryName(name), kind: .symlink,
                           mode: 0o120000 | (addition.permissions ?? 0o755), source: .bytes(Array(target.utf8)))]
         case .file(let path):
+            if let walked = addition.walked {
+                // Already looked at (with lstat) by the walk; opened, never followed, when written.
+                guard walked.size < 0xFFFF_FFFF else { throw RepackRequestError(.entryTooLarge(name)) }
+                return [Added(name: EntryName(name), kind: .file, mode: 0o100000 | (addition.permissions ?? 0o644),
+                              source: .file(path: path, size: walked.size, walked: walked))]
+            }
             return try expandFile(path, as: name, permissions: addition.permissions, followingLinks: true)
         }
     }
@@ -520,13 +527,7 @@ extension ArchiveLimits {
     func admitting(_ added: [RepackPlan.Added]) -> ArchiveLimits {
         var limits = self
         limits.maximumEntries += added.count
-        let bytes = added.reduce(UInt64(0)) { total, item in
-            switch item.source {
-            case .none: total
-            case .bytes(let bytes): total + UInt64(bytes.count)
-            case .file(_, let size): total + size
-            }
-        }
+        let bytes = added.reduce(UInt64(0)) { total, item in total + item.source.size }
         let (sum, overflow) = limits.maximumTotalUncompressedSize.addingReportingOverflow(bytes)
         limits.maximumTotalUncompressedSize = overflow ? .max : sum
         return limits
