@@ -16,6 +16,12 @@ struct Judgement {
     /// The input's time limit, for the property lists parsed here (profiles, entitlements).
     let clock: WorkClock
 
+    /// Each bundle's main executable (empty when it has none), by bundle path.
+    private let bundleExecutables: [String: String]
+    /// The units inside each bundle (nested bundles and dylibs, in `units` order), by bundle path:
+    /// indexed once, so judging every bundle's seal stays linear in the units (times their depth).
+    private let nestedUnits: [String: [Verifier.CodeUnit]]
+
     private var findings: [Finding] = []
     /// Units judged so far that are signed and hold by themselves (units come innermost first).
     private var intactUnits: Set<String> = []
@@ -25,24 +31,38 @@ struct Judgement {
         self.results = results
         self.units = units
         self.clock = clock
+        var executables: [String: String] = [:]
+        for prepared in units where prepared.unit.bundle != nil && executables[prepared.unit.path] == nil {
+            executables[prepared.unit.path] = prepared.unit.executablePath ?? ""
+        }
+        var nested: [String: [Verifier.CodeUnit]] = [:]
+        for prepared in units {
+            var folder = Substring(prepared.unit.path)
+            while let slash = folder.lastIndex(of: "/") {
+                folder = folder[..<slash]
+                if executables[String(folder)] != nil { nested[String(folder), default: []].append(prepared.unit) }
+            }
+        }
+        bundleExecutables = executables
+        nestedUnits = nested
     }
 
     mutating func report(input: String) -> VerificationReport {
         var bundles: [BundleSignature] = []
-        var teams: [(path: String, team: String)] = []
+        var teams: [(index: Int, path: String, team: String)] = []
         for prepared in units {
             let before = findings.count
             var summary = judge(prepared)
-            if let team = summary.teamIdentifier, !summary.adHoc { teams.append((summary.path, team)) }
+            if let team = summary.teamIdentifier, !summary.adHoc { teams.append((bundles.count, summary.path, team)) }
             summary.intact = !findings[before...].contains { $0.severity == .error }
             if summary.intact && summary.signed { intactUnits.insert(summary.path) }
             bundles.append(summary)
         }
         // Every bundle must be signed by one team: the app's (the last unit), else the most common.
         let expected = teams.last?.team
-        for (path, team) in teams where team != expected {
+        for (index, path, team) in teams where team != expected {
             add(.signatureTeamMismatch, "\(path) is signed by team \(team), the app by team \(expected ?? "?")", path: path)
-            if let index = bundles.firstIndex(where: { $0.path == path }) { bundles[index].intact = false }
+            bundles[index].intact = false
         }
         return VerificationReport(input: input, verifiedAt: date, bundles: bundles, findings: findings)
     }
@@ -231,10 +251,7 @@ struct Judgement {
         guard let resources = prepared.codeResources else { return }
         // Looked up once per entry: indexed first, so the work stays linear in the entries.
         let seals = resources.sealsByPath()
-        var bundleExecutables: [String: String] = [:]
-        for other in units where other.unit.bundle != nil {
-            if bundleExecutables[other.unit.path] == nil { bundleExecutables[other.unit.path] = other.unit.executablePath ?? "" }
-        }
+        let nested = nestedUnits[unit.path] ?? []
         var facts: [String: ResourceFacts] = [:]
         for entry in prepared.entries {
             let full = unit.path + "/" + entry.path
@@ -251,9 +268,9 @@ struct Judgement {
             }
         }
         // Nested bundles are folders: the archive may not list them as entries.
-        for other in units where other.unit.bundle != nil && other.unit.path.hasPrefix(unit.path + "/") {
-            let relative = String(other.unit.path.dropFirst(unit.path.count + 1))
-            guard facts[relative] == nil, let code = other.unit.executablePath, let (slices, problem) = results.machOs[code], problem == nil
+        for other in nested where other.bundle != nil {
+            let relative = String(other.path.dropFirst(unit.path.count + 1))
+            guard facts[relative] == nil, let code = other.executablePath, let (slices, problem) = results.machOs[code], problem == nil
             else { continue }
             var sealed: [UInt8]?
             if case .nestedCode(let cdhash, _)? = seals[relative]?.content { sealed = cdhash }
@@ -270,9 +287,15 @@ struct Judgement {
         }
         // Apple's iOS rules seal nested code file by file. Where those files differ but the nested
         // bundle or dylib holds by itself, it was swapped for other signed code: one finding names it.
-        let nestedIntact = intactUnits.filter { $0.hasPrefix(unit.path + "/") }
+        let nestedIntact = Set(nested.map(\.path).filter(intactUnits.contains))
+        /// The innermost intact nested code that is `path` or holds it.
         func swappedCode(_ path: String) -> String? {
-            nestedIntact.filter { path == $0 || path.hasPrefix($0 + "/") }.max { $0.utf8.count < $1.utf8.count }
+            var candidate = Substring(path)
+            while !nestedIntact.contains(String(candidate)) {
+                guard let slash = candidate.lastIndex(of: "/") else { return nil }
+                candidate = candidate[..<slash]
+            }
+            return String(candidate)
         }
         var swapped: [String: [ResourceDiscrepancy]] = [:]
         for discrepancy in discrepancies {
