@@ -208,7 +208,7 @@ let package = Package(
         .testTarget(name: "ChecksTests", dependencies: ["Reporting", "Checks", "ToolData", "Policy", "AppBundle", "CodeSignature", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
         .testTarget(
             name: "VerificationTests",
-            dependencies: ["Verification", "AppBundle", "CodeSignature", "MachO", "PropertyList", "TestSupport"],
+            dependencies: ["Verification", "Reporting", "AppBundle", "CodeSignature", "MachO", "PropertyList", "TestSupport"],
             swiftSettings: strict),
         .testTarget(name: "WrappingTests", dependencies: ["Reporting", "Wrapping", "ToolData", "Checks", "Policy", "TestSupport"], swiftSettings: strict),
         .testTarget(

@@ -37,12 +37,7 @@ public enum Inspector {
         report.bundles = archive.allBundles.map { bundle in
             Report.Bundle(
                 path: bundle.path, kind: bundle.kind, bundleId: bundle.bundleIdentifier, version: bundle.shortVersion,
-                signature: SignatureSummary.read(bundle, in: archive).map { summary in
-                    Report.Signature(
-                        signed: summary.signed, adHoc: summary.adHoc, cdhash: summary.cdhash, teamId: summary.teamIdentifier,
-                        hashTypes: summary.hashTypes, certificateSubject: summary.certificate?.subject,
-                        certificateExpiry: summary.certificate?.notValidAfter)
-                })
+                signature: SignatureSummary.read(bundle, in: archive))
         }
         IconChecks.apply(context, to: &report)
         BundleChecks.apply(context, to: &report)

@@ -4,6 +4,7 @@ import FormatSupport
 import Foundation
 import PropertyList
 import ProvisioningProfile
+import Reporting
 import SwiftASN1
 import X509
 
@@ -15,7 +16,13 @@ struct Judgement {
     /// The input's time limit, for the property lists parsed here (profiles, entitlements).
     let clock: WorkClock
 
-    private var findings: [SignatureFinding] = []
+    /// Each bundle's main executable (empty when it has none), by bundle path.
+    private let bundleExecutables: [String: String]
+    /// The units inside each bundle (nested bundles and dylibs, in `units` order), by bundle path:
+    /// indexed once, so judging every bundle's seal stays linear in the units (times their depth).
+    private let nestedUnits: [String: [Verifier.CodeUnit]]
+
+    private var findings: [Finding] = []
     /// Units judged so far that are signed and hold by themselves (units come innermost first).
     private var intactUnits: Set<String> = []
 
@@ -24,31 +31,44 @@ struct Judgement {
         self.results = results
         self.units = units
         self.clock = clock
+        var executables: [String: String] = [:]
+        for prepared in units where prepared.unit.bundle != nil && executables[prepared.unit.path] == nil {
+            executables[prepared.unit.path] = prepared.unit.executablePath ?? ""
+        }
+        var nested: [String: [Verifier.CodeUnit]] = [:]
+        for prepared in units {
+            var folder = Substring(prepared.unit.path)
+            while let slash = folder.lastIndex(of: "/") {
+                folder = folder[..<slash]
+                if executables[String(folder)] != nil { nested[String(folder), default: []].append(prepared.unit) }
+            }
+        }
+        bundleExecutables = executables
+        nestedUnits = nested
     }
 
     mutating func report(input: String) -> VerificationReport {
         var bundles: [BundleSignature] = []
-        var teams: [(path: String, team: String)] = []
+        var teams: [(index: Int, path: String, team: String)] = []
         for prepared in units {
             let before = findings.count
             var summary = judge(prepared)
-            if let team = summary.teamIdentifier, !summary.adHoc { teams.append((summary.path, team)) }
+            if let team = summary.teamIdentifier, !summary.adHoc { teams.append((bundles.count, summary.path, team)) }
             summary.intact = !findings[before...].contains { $0.severity == .error }
             if summary.intact && summary.signed { intactUnits.insert(summary.path) }
             bundles.append(summary)
         }
         // Every bundle must be signed by one team: the app's (the last unit), else the most common.
         let expected = teams.last?.team
-        for (path, team) in teams where team != expected {
-            let message = "\(path) is signed by team \(team), the app by team \(expected ?? "?")"
-            findings.append(SignatureFinding(.teamMismatch, message, path: path))
-            if let index = bundles.firstIndex(where: { $0.path == path }) { bundles[index].intact = false }
+        for (index, path, team) in teams where team != expected {
+            add(.signatureTeamMismatch, "\(path) is signed by team \(team), the app by team \(expected ?? "?")", path: path)
+            bundles[index].intact = false
         }
         return VerificationReport(input: input, verifiedAt: date, bundles: bundles, findings: findings)
     }
 
-    private mutating func add(_ code: SignatureFindingCode, _ message: String, path: String?) {
-        findings.append(SignatureFinding(code, message, path: path))
+    private mutating func add(_ code: FindingCode, _ message: String, path: String?) {
+        findings.append(Finding(code, message: message, path: path))
     }
 
     // MARK: One unit
@@ -64,12 +84,12 @@ struct Judgement {
                 summary.signed = true
                 judgeResources(prepared, isSigned: true)
             } else {
-                add(.missing, "\(unit.path) has no main executable to carry a code signature", path: unit.path)
+                add(.signatureMissing, "\(unit.path) has no main executable to carry a code signature", path: unit.path)
             }
             return summary
         }
         if let problem {
-            add(.malformed, "\(executable) is not a readable Mach-O: \(problem)", path: executable)
+            add(.signatureMalformed, "\(executable) is not a readable Mach-O: \(problem)", path: executable)
             return summary
         }
         summary.architectures = slices.map(\.architecture)
@@ -79,11 +99,11 @@ struct Judgement {
         for slice in slices {
             let label = slices.count > 1 ? "\(executable) (\(slice.architecture))" : executable
             if let problem = slice.problem {
-                add(.malformed, "the code signature of \(label) cannot be read: \(problem)", path: executable)
+                add(.signatureMalformed, "the code signature of \(label) cannot be read: \(problem)", path: executable)
                 continue
             }
             guard let signature = slice.signature else {
-                add(.missing, "\(label) has no code signature", path: executable)
+                add(.signatureMissing, "\(label) has no code signature", path: executable)
                 continue
             }
             anySigned = true
@@ -106,12 +126,12 @@ struct Judgement {
             if let bundle = unit.bundle, let identifier = signature.identifier, let bundleID = bundle.bundleIdentifier,
                 identifier != bundleID
             {
-                add(.identifierMismatch, "\(label) is signed with the identifier \(identifier), the bundle ID is \(bundleID)", path: executable)
+                add(.signatureIdentifierMismatch, "\(label) is signed with the identifier \(identifier), the bundle ID is \(bundleID)", path: executable)
             }
         }
         summary.signed = anySigned
         if summary.adHoc && anySigned {
-            add(.adHoc, "\(unit.path) is signed ad hoc", path: unit.path)
+            add(.signatureAdHoc, "\(unit.path) is signed ad hoc", path: unit.path)
         }
         if let leaf {
             summary.certificate = SigningCertificate(
@@ -132,12 +152,12 @@ struct Judgement {
             let slot = signature.codeDirectorySlots[index]
             let which = "the \(directory.hashType) CodeDirectory (slot 0x\(String(slot, radix: 16)))"
             if let problem = slice.pageCountProblems[index] {
-                add(.pageHashMismatch, "\(label): \(which): \(problem)", path: path)
+                add(.signaturePageHashMismatch, "\(label): \(which): \(problem)", path: path)
             }
             let pages = slice.pageMismatches[index]
             if !pages.isEmpty {
                 let listed = pages.prefix(5).map(String.init).joined(separator: ", ") + (pages.count > 5 ? ", …" : "")
-                add(.pageHashMismatch,
+                add(.signaturePageHashMismatch,
                     "\(label): \(pages.count) of \(directory.codeSlotCount) code pages differ from \(which) (page \(listed))",
                     path: path)
             }
@@ -161,11 +181,11 @@ struct Judgement {
                 // A loose dylib's Info.plist is embedded in the binary, whose pages cover it.
                 if slot == .infoPlist && !isBundle { continue }
                 guard let bytes else {
-                    add(.specialSlotMismatch, "\(label): \(what) is sealed by the \(directory.hashType) CodeDirectory but missing", path: path)
+                    add(.signatureSpecialSlotMismatch, "\(label): \(what) is sealed by the \(directory.hashType) CodeDirectory but missing", path: path)
                     continue
                 }
                 guard let digest = directory.hashType.digest(bytes), Array(digest.prefix(directory.hashSize)) == sealed else {
-                    add(.specialSlotMismatch,
+                    add(.signatureSpecialSlotMismatch,
                         "\(label): \(what) differs from its hash in the \(directory.hashType) CodeDirectory (special slot -\(slot.rawValue))",
                         path: path)
                     continue
@@ -181,22 +201,22 @@ struct Judgement {
         do {
             signedData = try CMSSignedData(berEncoded: bytes, allowsZeroPadding: true)
         } catch {
-            add(.cmsInvalid, "\(label): the CMS signature cannot be read: \(error.code): \(error)", path: path)
+            add(.signatureCMSInvalid, "\(label): the CMS signature cannot be read: \(error.code): \(error)", path: path)
             return nil
         }
         let verification = signedData.verify(content: primary.bytes, at: date)
         for problem in verification.problems {
             switch problem.kind {
-            case .integrity: add(.cmsInvalid, "\(label): \(problem)", path: path)
-            case .chain: add(.chainIncomplete, "\(label): \(problem)", path: path)
-            case .validity: add(.certificateExpired, "\(label): \(problem)", path: path)
+            case .integrity: add(.signatureCMSInvalid, "\(label): \(problem)", path: path)
+            case .chain: add(.signatureChainIncomplete, "\(label): \(problem)", path: path)
+            case .validity: add(.signatureCertificateExpired, "\(label): \(problem)", path: path)
             }
         }
         if let attributes = signedData.signerInfos.first?.signedAttributes {
             if let listed = attributes.cdHashes {
                 let actual = signature.codeDirectories.compactMap(\.cdhash)
                 if listed.map({ Array($0.prefix(20)) }) != actual {
-                    add(.cmsInvalid, "\(label): the CMS CDHashes attribute does not list the signature's CodeDirectories", path: path)
+                    add(.signatureCMSInvalid, "\(label): the CMS CDHashes attribute does not list the signature's CodeDirectories", path: path)
                 }
             }
             if let listed = attributes.cdHashes2 {
@@ -207,7 +227,7 @@ struct Judgement {
                 let listedDigests = Set(listed.map(\.digest))
                 let required = signature.codeDirectories.filter { $0.hashType != .sha1 }.compactMap(\.digest)
                 if !listedDigests.isSubset(of: actual) || !required.allSatisfy(listedDigests.contains) {
-                    add(.cmsInvalid, "\(label): the CMS CDHashes2 attribute does not list the signature's CodeDirectories", path: path)
+                    add(.signatureCMSInvalid, "\(label): the CMS CDHashes2 attribute does not list the signature's CodeDirectories", path: path)
                 }
             }
         }
@@ -220,21 +240,18 @@ struct Judgement {
         let unit = prepared.unit
         guard prepared.codeResourcesBytes != nil else {
             if isSigned {
-                add(.missing, "\(unit.path) has no _CodeSignature/CodeResources: its resources are not sealed", path: unit.path)
+                add(.signatureMissing, "\(unit.path) has no _CodeSignature/CodeResources: its resources are not sealed", path: unit.path)
             }
             return
         }
         if let problem = prepared.resourcesProblem {
-            add(.malformed, "\(unit.path)/_CodeSignature/CodeResources cannot be read: \(problem)", path: unit.path + "/_CodeSignature/CodeResources")
+            add(.signatureMalformed, "\(unit.path)/_CodeSignature/CodeResources cannot be read: \(problem)", path: unit.path + "/_CodeSignature/CodeResources")
             return
         }
         guard let resources = prepared.codeResources else { return }
         // Looked up once per entry: indexed first, so the work stays linear in the entries.
         let seals = resources.sealsByPath()
-        var bundleExecutables: [String: String] = [:]
-        for other in units where other.unit.bundle != nil {
-            if bundleExecutables[other.unit.path] == nil { bundleExecutables[other.unit.path] = other.unit.executablePath ?? "" }
-        }
+        let nested = nestedUnits[unit.path] ?? []
         var facts: [String: ResourceFacts] = [:]
         for entry in prepared.entries {
             let full = unit.path + "/" + entry.path
@@ -251,9 +268,9 @@ struct Judgement {
             }
         }
         // Nested bundles are folders: the archive may not list them as entries.
-        for other in units where other.unit.bundle != nil && other.unit.path.hasPrefix(unit.path + "/") {
-            let relative = String(other.unit.path.dropFirst(unit.path.count + 1))
-            guard facts[relative] == nil, let code = other.unit.executablePath, let (slices, problem) = results.machOs[code], problem == nil
+        for other in nested where other.bundle != nil {
+            let relative = String(other.path.dropFirst(unit.path.count + 1))
+            guard facts[relative] == nil, let code = other.executablePath, let (slices, problem) = results.machOs[code], problem == nil
             else { continue }
             var sealed: [UInt8]?
             if case .nestedCode(let cdhash, _)? = seals[relative]?.content { sealed = cdhash }
@@ -264,15 +281,21 @@ struct Judgement {
             discrepancies = try resources.discrepancies(
                 for: prepared.entries, mainExecutable: unit.bundle?.sealExcludedExecutable, facts: facts)
         } catch {
-            add(.malformed, "\(unit.path)/_CodeSignature/CodeResources cannot be checked: \(error.code): \(error)",
+            add(.signatureMalformed, "\(unit.path)/_CodeSignature/CodeResources cannot be checked: \(error.code): \(error)",
                 path: unit.path + "/_CodeSignature/CodeResources")
             return
         }
         // Apple's iOS rules seal nested code file by file. Where those files differ but the nested
         // bundle or dylib holds by itself, it was swapped for other signed code: one finding names it.
-        let nestedIntact = intactUnits.filter { $0.hasPrefix(unit.path + "/") }
+        let nestedIntact = Set(nested.map(\.path).filter(intactUnits.contains))
+        /// The innermost intact nested code that is `path` or holds it.
         func swappedCode(_ path: String) -> String? {
-            nestedIntact.filter { path == $0 || path.hasPrefix($0 + "/") }.max { $0.utf8.count < $1.utf8.count }
+            var candidate = Substring(path)
+            while !nestedIntact.contains(String(candidate)) {
+                guard let slash = candidate.lastIndex(of: "/") else { return nil }
+                candidate = candidate[..<slash]
+            }
+            return String(candidate)
         }
         var swapped: [String: [ResourceDiscrepancy]] = [:]
         for discrepancy in discrepancies {
@@ -283,7 +306,7 @@ struct Judgement {
             if let code = swappedCode(path) {
                 guard let differences = swapped.removeValue(forKey: code) else { continue }
                 let listed = differences.prefix(3).map(\.description).joined(separator: "; ")
-                add(.nestedMismatch,
+                add(.signatureNestedMismatch,
                     "\(unit.path): \(code.dropFirst(unit.path.count + 1)) is validly signed but is not the code this bundle sealed "
                         + "(\(listed)\(differences.count > 3 ? "; \(differences.count - 3) more" : ""))",
                     path: code)
@@ -291,10 +314,10 @@ struct Judgement {
             }
             let message = "\(unit.path): \(discrepancy)"
             switch discrepancy {
-            case .modified, .symlinkChanged, .kindChanged: add(.sealBroken, message, path: path)
-            case .missing: add(.sealedFileMissing, message, path: path)
-            case .unsealed: add(.unsealedFile, message, path: path)
-            case .nestedCodeChanged: add(.nestedMismatch, message, path: path)
+            case .modified, .symlinkChanged, .kindChanged: add(.signatureSealBroken, message, path: path)
+            case .missing: add(.signatureSealedFileMissing, message, path: path)
+            case .unsealed: add(.signatureUnsealedFile, message, path: path)
+            case .nestedCodeChanged: add(.signatureNestedMismatch, message, path: path)
             }
         }
     }
@@ -325,7 +348,7 @@ struct Judgement {
         if (try? serializer.serialize(leaf)) != nil {
             let der = serializer.serializedBytes
             if !profile.developerCertificates.contains(where: { $0.derBytes == der }) {
-                add(.certificateNotInProfile,
+                add(.signatureCertificateNotInProfile,
                     "\(unit.path) is signed by \(CMSSignedData.name(leaf)), which is not among the DeveloperCertificates of its embedded profile",
                     path: profilePath)
             }
@@ -334,7 +357,7 @@ struct Judgement {
         if let signed = entitlements["application-identifier"]?.string {
             let expected = bundleID.flatMap { profile.applicationIdentifier.resolved(for: $0) }
             if signed != expected {
-                add(.appIdentifierMismatch,
+                add(.signatureAppIDMismatch,
                     "\(unit.path) is signed with application-identifier \(signed); its profile's App ID \(profile.applicationIdentifier) "
                         + "and bundle ID \(bundleID ?? "?") give \(expected ?? "no match")",
                     path: unit.path)
@@ -342,7 +365,7 @@ struct Judgement {
         }
         for (key, value) in entitlements.sorted(by: { $0.key < $1.key }) where key != "application-identifier" {
             guard let granted = profile.entitlements[key], Self.grants(granted, value) else {
-                add(.entitlementNotGranted, "\(unit.path) is signed with the entitlement \(key), which its embedded profile does not grant",
+                add(.signatureEntitlementNotGranted, "\(unit.path) is signed with the entitlement \(key), which its embedded profile does not grant",
                     path: unit.path)
                 continue
             }

@@ -2,7 +2,10 @@ import Foundation
 import Reporting
 
 /// What `Verifier` found: one entry per signed unit (bundle or loose Mach-O), innermost first,
-/// and every finding. Optional fields are written as `null` (`@ExplicitNull`), never left out.
+/// and every finding. Optional fields are written as `null` (`@ExplicitNull`), never left out,
+/// and so are the findings' (`@ExplicitNullFindings`), as `verify --json` has always written them.
+/// Its own shape beside `Report`'s: `input` is a path, not `Report.Input`, and each bundle says
+/// more of its signature than `Report.Signature` (identifier, architectures, the certificate, intact).
 public struct VerificationReport: Codable, Sendable, Equatable {
     /// The JSON shape's version; it is the same number as the inspect/check report's.
     public static let schemaVersion = 2
@@ -12,12 +15,12 @@ public struct VerificationReport: Codable, Sendable, Equatable {
     /// The date certificates were judged at (`ReportJSON` writes it as ISO 8601).
     public var verifiedAt: Date
     public var bundles: [BundleSignature]
-    public var findings: [SignatureFinding]
+    @ExplicitNullFindings public var findings: [Finding]
 
     /// Whether no finding is an error: every bundle's signature holds.
     public var isIntact: Bool { !findings.contains { $0.severity == .error } }
 
-    public init(input: String, verifiedAt: Date, bundles: [BundleSignature], findings: [SignatureFinding]) {
+    public init(input: String, verifiedAt: Date, bundles: [BundleSignature], findings: [Finding]) {
         self.input = input
         self.verifiedAt = verifiedAt
         self.bundles = bundles

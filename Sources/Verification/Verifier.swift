@@ -32,6 +32,7 @@ public enum Verifier {
         var units = try codeUnits(of: app)
         // Innermost first: deeper paths, then dylibs before the bundle that holds them.
         units.sort { ($0.depth, $0.path) > ($1.depth, $1.path) }
+        let unitsByPath = Dictionary(units.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
 
         // What to stream: each unit's Mach-O, and what each bundle's seal needs.
         var jobs: [HashJob] = []
@@ -66,7 +67,7 @@ public enum Verifier {
                                 }
                             case .nestedCode:
                                 if zip.isFolder(full) {
-                                    if let nested = units.first(where: { $0.path == full })?.executablePath { addMachO(nested) }
+                                    if let nested = unitsByPath[full]?.executablePath { addMachO(nested) }
                                 } else {
                                     addMachO(full)
                                 }

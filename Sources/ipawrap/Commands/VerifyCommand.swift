@@ -76,7 +76,7 @@ struct VerifyCommand: ParsableCommand {
         }
         lines.append("")
         // Messages quote file names from the archive: escaped like every human-readable output.
-        lines.append(contentsOf: TextRendering.findings(report.findings.map { Terminal.escaped(Finding($0)) }, style: style))
+        lines.append(contentsOf: TextRendering.findings(report.findings.map(Terminal.escaped), style: style))
         return lines.joined(separator: "\n")
     }
 }
