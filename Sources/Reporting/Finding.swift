@@ -50,7 +50,7 @@ public struct Finding: Codable, Sendable, Hashable {
     }
 
     /// A finding whose facts are not typed (`FindingDetail.text`): one read back from JSON, or
-    /// of an area that has no detail type yet.
+    /// a test's.
     public init(code: String, severity: Severity, message: String, path: String? = nil, remedy: String? = nil) {
         self.init(code: code, severity: severity, detail: .text(message), path: path, remedy: remedy)
     }

@@ -7,8 +7,8 @@ public enum FindingDetail: Sendable, Hashable {
     case binary(BinaryDetail)
     case profile(ProfileDetail)
     case wrapping(WrappingDetail)
-    /// A message without typed facts: a finding read back from JSON, or one of an area that has
-    /// no detail type yet (the signature verification's findings).
+    case signature(SignatureDetail)
+    /// A message without typed facts: a finding read back from JSON.
     case text(String)
 
     /// The finding's sentence.
@@ -19,6 +19,7 @@ public enum FindingDetail: Sendable, Hashable {
         case .binary(let detail): detail.message
         case .profile(let detail): detail.message
         case .wrapping(let detail): detail.message
+        case .signature(let detail): detail.message
         case .text(let message): message
         }
     }

@@ -61,14 +61,14 @@ struct Judgement {
         // Every bundle must be signed by one team: the app's (the last unit), else the most common.
         let expected = teams.last?.team
         for (index, path, team) in teams where team != expected {
-            add(.signatureTeamMismatch, "\(path) is signed by team \(team), the app by team \(expected ?? "?")", path: path)
+            add(.signatureTeamMismatch, .teamMismatch(bundle: path, team: team, appTeam: expected), path: path)
             bundles[index].intact = false
         }
         return VerificationReport(input: input, verifiedAt: date, bundles: bundles, findings: findings)
     }
 
-    private mutating func add(_ code: FindingCode, _ message: String, path: String?) {
-        findings.append(Finding(code, message: message, path: path))
+    private mutating func add(_ code: FindingCode, _ detail: SignatureDetail, path: String?) {
+        findings.append(Finding(code, .signature(detail), path: path))
     }
 
     // MARK: One unit
@@ -84,12 +84,12 @@ struct Judgement {
                 summary.signed = true
                 judgeResources(prepared, isSigned: true)
             } else {
-                add(.signatureMissing, "\(unit.path) has no main executable to carry a code signature", path: unit.path)
+                add(.signatureMissing, .noExecutable(bundle: unit.path), path: unit.path)
             }
             return summary
         }
         if let problem {
-            add(.signatureMalformed, "\(executable) is not a readable Mach-O: \(problem)", path: executable)
+            add(.signatureMalformed, .unreadableMachO(file: executable, problem: "\(problem)"), path: executable)
             return summary
         }
         summary.architectures = slices.map(\.architecture)
@@ -97,13 +97,13 @@ struct Judgement {
         var signedEntitlements: PropertyListDictionary?
         var anySigned = false
         for slice in slices {
-            let label = slices.count > 1 ? "\(executable) (\(slice.architecture))" : executable
+            let label = SignedCode(path: executable, architecture: slices.count > 1 ? slice.architecture : nil)
             if let problem = slice.problem {
-                add(.signatureMalformed, "the code signature of \(label) cannot be read: \(problem)", path: executable)
+                add(.signatureMalformed, .unreadableSignature(code: label, problem: "\(problem)"), path: executable)
                 continue
             }
             guard let signature = slice.signature else {
-                add(.signatureMissing, "\(label) has no code signature", path: executable)
+                add(.signatureMissing, .unsigned(code: label), path: executable)
                 continue
             }
             anySigned = true
@@ -126,12 +126,12 @@ struct Judgement {
             if let bundle = unit.bundle, let identifier = signature.identifier, let bundleID = bundle.bundleIdentifier,
                 identifier != bundleID
             {
-                add(.signatureIdentifierMismatch, "\(label) is signed with the identifier \(identifier), the bundle ID is \(bundleID)", path: executable)
+                add(.signatureIdentifierMismatch, .identifierMismatch(code: label, identifier: identifier, bundleID: bundleID), path: executable)
             }
         }
         summary.signed = anySigned
         if summary.adHoc && anySigned {
-            add(.signatureAdHoc, "\(unit.path) is signed ad hoc", path: unit.path)
+            add(.signatureAdHoc, .adHoc(bundle: unit.path), path: unit.path)
         }
         if let leaf {
             summary.certificate = SigningCertificate(
@@ -147,25 +147,23 @@ struct Judgement {
         return summary
     }
 
-    private mutating func judgePages(_ slice: SliceResult, signature: EmbeddedSignature, label: String, path: String) {
+    private mutating func judgePages(_ slice: SliceResult, signature: EmbeddedSignature, label: SignedCode, path: String) {
         for (index, directory) in signature.codeDirectories.enumerated() {
             let slot = signature.codeDirectorySlots[index]
-            let which = "the \(directory.hashType) CodeDirectory (slot 0x\(String(slot, radix: 16)))"
+            let which = CodeDirectoryReference(hashType: directory.hashType.name, slot: slot)
             if let problem = slice.pageCountProblems[index] {
-                add(.signaturePageHashMismatch, "\(label): \(which): \(problem)", path: path)
+                add(.signaturePageHashMismatch, .pageCount(code: label, directory: which, problem: "\(problem)"), path: path)
             }
             let pages = slice.pageMismatches[index]
             if !pages.isEmpty {
-                let listed = pages.prefix(5).map(String.init).joined(separator: ", ") + (pages.count > 5 ? ", …" : "")
                 add(.signaturePageHashMismatch,
-                    "\(label): \(pages.count) of \(directory.codeSlotCount) code pages differ from \(which) (page \(listed))",
-                    path: path)
+                    .pagesDiffer(code: label, directory: which, pages: pages, pageCount: directory.codeSlotCount), path: path)
             }
         }
     }
 
     private mutating func judgeSpecialSlots(
-        _ signature: EmbeddedSignature, prepared: Verifier.PreparedUnit, label: String, path: String
+        _ signature: EmbeddedSignature, prepared: Verifier.PreparedUnit, label: SignedCode, path: String
     ) {
         let isBundle = prepared.unit.bundle != nil
         let checks: [(CodeDirectory.SpecialSlot, String, [UInt8]?)] = [
@@ -181,12 +179,12 @@ struct Judgement {
                 // A loose dylib's Info.plist is embedded in the binary, whose pages cover it.
                 if slot == .infoPlist && !isBundle { continue }
                 guard let bytes else {
-                    add(.signatureSpecialSlotMismatch, "\(label): \(what) is sealed by the \(directory.hashType) CodeDirectory but missing", path: path)
+                    add(.signatureSpecialSlotMismatch, .specialSlotItemMissing(code: label, item: what, hashType: directory.hashType.name), path: path)
                     continue
                 }
                 guard let digest = directory.hashType.digest(bytes), Array(digest.prefix(directory.hashSize)) == sealed else {
                     add(.signatureSpecialSlotMismatch,
-                        "\(label): \(what) differs from its hash in the \(directory.hashType) CodeDirectory (special slot -\(slot.rawValue))",
+                        .specialSlotItemDiffers(code: label, item: what, hashType: directory.hashType.name, slot: slot.rawValue),
                         path: path)
                     continue
                 }
@@ -195,28 +193,28 @@ struct Judgement {
     }
 
     /// Checks the CMS blob; returns the leaf certificate.
-    private mutating func judgeCMS(_ signature: EmbeddedSignature, label: String, path: String) -> Certificate? {
+    private mutating func judgeCMS(_ signature: EmbeddedSignature, label: SignedCode, path: String) -> Certificate? {
         guard let primary = signature.codeDirectory, let bytes = signature.cmsSignature else { return nil }
         let signedData: CMSSignedData
         do {
             signedData = try CMSSignedData(berEncoded: bytes, allowsZeroPadding: true)
         } catch {
-            add(.signatureCMSInvalid, "\(label): the CMS signature cannot be read: \(error.code): \(error)", path: path)
+            add(.signatureCMSInvalid, .cmsUnreadable(code: label, errorCode: error.code, problem: "\(error)"), path: path)
             return nil
         }
         let verification = signedData.verify(content: primary.bytes, at: date)
         for problem in verification.problems {
             switch problem.kind {
-            case .integrity: add(.signatureCMSInvalid, "\(label): \(problem)", path: path)
-            case .chain: add(.signatureChainIncomplete, "\(label): \(problem)", path: path)
-            case .validity: add(.signatureCertificateExpired, "\(label): \(problem)", path: path)
+            case .integrity: add(.signatureCMSInvalid, .cmsProblem(code: label, problem: "\(problem)"), path: path)
+            case .chain: add(.signatureChainIncomplete, .cmsProblem(code: label, problem: "\(problem)"), path: path)
+            case .validity: add(.signatureCertificateExpired, .cmsProblem(code: label, problem: "\(problem)"), path: path)
             }
         }
         if let attributes = signedData.signerInfos.first?.signedAttributes {
             if let listed = attributes.cdHashes {
                 let actual = signature.codeDirectories.compactMap(\.cdhash)
                 if listed.map({ Array($0.prefix(20)) }) != actual {
-                    add(.signatureCMSInvalid, "\(label): the CMS CDHashes attribute does not list the signature's CodeDirectories", path: path)
+                    add(.signatureCMSInvalid, .cdHashesNotListed(code: label, attribute: "CDHashes"), path: path)
                 }
             }
             if let listed = attributes.cdHashes2 {
@@ -227,7 +225,7 @@ struct Judgement {
                 let listedDigests = Set(listed.map(\.digest))
                 let required = signature.codeDirectories.filter { $0.hashType != .sha1 }.compactMap(\.digest)
                 if !listedDigests.isSubset(of: actual) || !required.allSatisfy(listedDigests.contains) {
-                    add(.signatureCMSInvalid, "\(label): the CMS CDHashes2 attribute does not list the signature's CodeDirectories", path: path)
+                    add(.signatureCMSInvalid, .cdHashesNotListed(code: label, attribute: "CDHashes2"), path: path)
                 }
             }
         }
@@ -240,12 +238,12 @@ struct Judgement {
         let unit = prepared.unit
         guard prepared.codeResourcesBytes != nil else {
             if isSigned {
-                add(.signatureMissing, "\(unit.path) has no _CodeSignature/CodeResources: its resources are not sealed", path: unit.path)
+                add(.signatureMissing, .noCodeResources(bundle: unit.path), path: unit.path)
             }
             return
         }
         if let problem = prepared.resourcesProblem {
-            add(.signatureMalformed, "\(unit.path)/_CodeSignature/CodeResources cannot be read: \(problem)", path: unit.path + "/_CodeSignature/CodeResources")
+            add(.signatureMalformed, .unreadableCodeResources(bundle: unit.path, problem: "\(problem)"), path: unit.path + "/_CodeSignature/CodeResources")
             return
         }
         guard let resources = prepared.codeResources else { return }
@@ -281,7 +279,7 @@ struct Judgement {
             discrepancies = try resources.discrepancies(
                 for: prepared.entries, mainExecutable: unit.bundle?.sealExcludedExecutable, facts: facts)
         } catch {
-            add(.signatureMalformed, "\(unit.path)/_CodeSignature/CodeResources cannot be checked: \(error.code): \(error)",
+            add(.signatureMalformed, .uncheckableCodeResources(bundle: unit.path, errorCode: error.code, problem: "\(error)"),
                 path: unit.path + "/_CodeSignature/CodeResources")
             return
         }
@@ -305,19 +303,19 @@ struct Judgement {
             let path = unit.path + "/" + discrepancy.path
             if let code = swappedCode(path) {
                 guard let differences = swapped.removeValue(forKey: code) else { continue }
-                let listed = differences.prefix(3).map(\.description).joined(separator: "; ")
                 add(.signatureNestedMismatch,
-                    "\(unit.path): \(code.dropFirst(unit.path.count + 1)) is validly signed but is not the code this bundle sealed "
-                        + "(\(listed)\(differences.count > 3 ? "; \(differences.count - 3) more" : ""))",
+                    .nestedCodeSwapped(
+                        bundle: unit.path, nested: String(code.dropFirst(unit.path.count + 1)),
+                        differences: differences.map(\.description)),
                     path: code)
                 continue
             }
-            let message = "\(unit.path): \(discrepancy)"
+            let detail = SignatureDetail.sealDiffers(bundle: unit.path, difference: "\(discrepancy)")
             switch discrepancy {
-            case .modified, .symlinkChanged, .kindChanged: add(.signatureSealBroken, message, path: path)
-            case .missing: add(.signatureSealedFileMissing, message, path: path)
-            case .unsealed: add(.signatureUnsealedFile, message, path: path)
-            case .nestedCodeChanged: add(.signatureNestedMismatch, message, path: path)
+            case .modified, .symlinkChanged, .kindChanged: add(.signatureSealBroken, detail, path: path)
+            case .missing: add(.signatureSealedFileMissing, detail, path: path)
+            case .unsealed: add(.signatureUnsealedFile, detail, path: path)
+            case .nestedCodeChanged: add(.signatureNestedMismatch, detail, path: path)
             }
         }
     }
@@ -348,8 +346,7 @@ struct Judgement {
         if (try? serializer.serialize(leaf)) != nil {
             let der = serializer.serializedBytes
             if !profile.developerCertificates.contains(where: { $0.derBytes == der }) {
-                add(.signatureCertificateNotInProfile,
-                    "\(unit.path) is signed by \(CMSSignedData.name(leaf)), which is not among the DeveloperCertificates of its embedded profile",
+                add(.signatureCertificateNotInProfile, .certificateNotInProfile(bundle: unit.path, signer: CMSSignedData.name(leaf)),
                     path: profilePath)
             }
         }
@@ -358,15 +355,15 @@ struct Judgement {
             let expected = bundleID.flatMap { profile.applicationIdentifier.resolved(for: $0) }
             if signed != expected {
                 add(.signatureAppIDMismatch,
-                    "\(unit.path) is signed with application-identifier \(signed); its profile's App ID \(profile.applicationIdentifier) "
-                        + "and bundle ID \(bundleID ?? "?") give \(expected ?? "no match")",
+                    .appIdentifierMismatch(
+                        bundle: unit.path, signed: signed, appID: "\(profile.applicationIdentifier)", bundleID: bundleID,
+                        expected: expected),
                     path: unit.path)
             }
         }
         for (key, value) in entitlements.sorted(by: { $0.key < $1.key }) where key != "application-identifier" {
             guard let granted = profile.entitlements[key], Self.grants(granted, value) else {
-                add(.signatureEntitlementNotGranted, "\(unit.path) is signed with the entitlement \(key), which its embedded profile does not grant",
-                    path: unit.path)
+                add(.signatureEntitlementNotGranted, .entitlementNotGranted(bundle: unit.path, key: key), path: unit.path)
                 continue
             }
         }

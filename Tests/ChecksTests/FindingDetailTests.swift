@@ -51,4 +51,18 @@ import TestSupport
         #expect(read == finding)
         #expect(read.detail == .text("Payload/A.app already holds MDXPolicy.bundle"))
     }
+
+    @Test func signatureFindingsNameTheCodeAndListTheFirstDifferences() {
+        let code = SignedCode(path: "Payload/A.app/A", architecture: "arm64")
+        let directory = CodeDirectoryReference(hashType: "SHA-256", slot: 0x1000)
+        let pages = Finding(
+            .signaturePageHashMismatch, .signature(.pagesDiffer(code: code, directory: directory, pages: Array(0..<7), pageCount: 40)))
+        #expect(pages.message == "Payload/A.app/A (arm64): 7 of 40 code pages differ from the SHA-256 CodeDirectory (slot 0x1000) (page 0, 1, 2, 3, 4, …)")
+        let swapped = SignatureDetail.nestedCodeSwapped(
+            bundle: "Payload/A.app", nested: "Frameworks/K.framework", differences: ["a", "b", "c", "d", "e"])
+        #expect(swapped.message == "Payload/A.app: Frameworks/K.framework is validly signed but is not the code this bundle sealed (a; b; c; 2 more)")
+        #expect(SignatureDetail.teamMismatch(bundle: "Payload/A.app/PlugIns/E.appex", team: "T1", appTeam: nil).message
+            == "Payload/A.app/PlugIns/E.appex is signed by team T1, the app by team ?")
+        #expect(SignedCode(path: "Payload/A.app/A").description == "Payload/A.app/A")
+    }
 }
