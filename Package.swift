@@ -1,9 +1,11 @@
 // swift-tools-version:6.2
 // ipawrap: wrap and inspect iOS app archives on Linux.
 //
-// Dependencies point one way:
-//   formats (FormatSupport, IPAArchive, PropertyList, PNG, LZFSE, AssetCatalog, MachO, Policy, CMS,
-//   SigningIdentity, ProvisioningProfile) ← bundle model ← checks / wrapping ← the `ipawrap` command line.
+// Dependencies point one way, from the command line down to the C shims (ARCHITECTURE.md):
+//   C shims ← formats ← bundle model ← reporting ← bundle signatures (Verification, Signing) ← checks
+//   ← tool data ← wrapping ← batch ← the `ipawrap` command line.
+// Tests/ArchitectureTests reads the dependency lists below and fails on one that points upwards, on
+// a local target a target imports without listing it, and on one it lists without importing it.
 import PackageDescription
 
 /// Every target is Swift 6 with warnings treated as errors, locally and in CI.
@@ -107,7 +109,7 @@ let package = Package(
         // Reporting: findings and reports as typed values, the one JSON form, and the renderers
         // that need nothing else (text, JSON, SARIF, JUnit).
         .target(
-            name: "Reporting", dependencies: ["AppBundle", "PropertyList", "ProvisioningProfile", "XMLSupport", "FormatSupport"],
+            name: "Reporting", dependencies: ["AppBundle", "PropertyList", "ProvisioningProfile", "XMLSupport"],
             swiftSettings: strict),
 
         // Verification: every code signature of an IPA checked (pages, special slots, CMS, seals,
@@ -121,7 +123,7 @@ let package = Package(
         // Checks and the report: every finding, produced as data.
         .target(
             name: "Checks",
-            dependencies: ["Reporting", "AppBundle", "CodeSignature", "FormatSupport", "IPAArchive", "MachO", "Policy", "PropertyList", "ProvisioningProfile",
+            dependencies: ["Reporting", "AppBundle", "CodeSignature", "FormatSupport", "IPAArchive", "MachO", "PropertyList", "ProvisioningProfile",
                            "Verification", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
@@ -156,7 +158,7 @@ let package = Package(
             name: "ipawrap",
             dependencies: [
                 "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Reporting", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile", "Batch", "ToolData",
-                "Signing", "SigningIdentity", "PropertyList", "Verification", "XMLSupport",
+                "Signing", "SigningIdentity", "PropertyList", "Verification",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -165,7 +167,7 @@ let package = Package(
         // Micro-benchmarks of the format libraries (release builds only; see Scripts/bench).
         .executableTarget(
             name: "ipawrap-bench",
-            dependencies: ["PropertyList", "PNG", "LZFSE", "AssetCatalog", "MachO", "CodeSignature"],
+            dependencies: ["PropertyList", "PNG", "LZFSE", "AssetCatalog", "CodeSignature"],
             path: "Benchmarks/ipawrap-bench",
             swiftSettings: strict
         ),

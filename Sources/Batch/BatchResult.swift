@@ -17,16 +17,14 @@ public struct BatchResult: Sendable {
         case failed
     }
 
-    /// Why an input failed without a report (exit 64, 65, 74 or 70).
-    public typealias Failure = InputFailure
-
     public let input: BatchInput
     public let status: Status
     /// The exit code the single-file command (`inspect`, `check`, `wrap`) would give this input.
     public let exitCode: Int32
     /// The report, when one was produced (not for an unreadable or unsafe archive).
     public let report: Report?
-    public let failure: Failure?
+    /// Why the input failed without a report (exit 64, 65, 74 or 70).
+    public let failure: InputFailure?
     /// The file written for this input (the wrapped app, or a JSON report in `--out-dir`).
     public let output: String?
     /// Wall-clock seconds spent on this input.
@@ -35,7 +33,7 @@ public struct BatchResult: Sendable {
     public let iconThumbnail: [UInt8]?
 
     public init(
-        input: BatchInput, exitCode: Int32, report: Report?, failure: Failure?, output: String?, seconds: Double,
+        input: BatchInput, exitCode: Int32, report: Report?, failure: InputFailure?, output: String?, seconds: Double,
         iconThumbnail: [UInt8]? = nil
     ) {
         self.input = input
@@ -62,18 +60,13 @@ public struct BatchResult: Sendable {
         report?.findings.reduce(0) { $0 + ($1.severity == severity ? 1 : 0) } ?? 0
     }
 
-    /// The exit status of the command-line contract for an error of this category.
-    public static func exitCode(for category: ErrorCategory) -> Int32 {
-        category.exitStatus
-    }
-
     /// The exit status and failure for an error thrown while processing an input.
-    static func failure(from error: Error) -> (Int32, Failure) {
+    static func failure(from error: Error) -> (Int32, InputFailure) {
         if let coded = error as? CodedError {
-            return (coded.category.exitStatus, Failure(code: coded.code, message: coded.description))
+            return (coded.category.exitStatus, InputFailure(code: coded.code, message: coded.description))
         }
         // Not a CodedError: a defect, reported like `ipawrap: internal error` (exit 70).
-        return (ExitStatus.internalError, Failure(code: "INTERNAL_ERROR", message: "\(error)"))
+        return (ExitStatus.internalError, InputFailure(code: "INTERNAL_ERROR", message: "\(error)"))
     }
 }
 
@@ -101,7 +94,7 @@ public struct BatchRecord: Codable, Sendable, Equatable {
     /// Milliseconds precision.
     public var seconds: Double
     @ExplicitNull public var output: String?
-    @ExplicitNull public var failure: BatchResult.Failure?
+    @ExplicitNull public var failure: InputFailure?
     /// The report of the single-file command's `--json`, when one was produced.
     @ExplicitNull public var report: Report?
 

@@ -63,8 +63,8 @@ public struct HTMLReport: Sendable {
         html.raw("<span class=\"badge findings\">\(summary.withFindings) with findings</span> ")
         html.raw("<span class=\"badge failed\">\(summary.failed) failed</span>")
         html.raw("</p>\n<p class=\"meta\">")
-        html.text("Generated \(Self.timestamp(generated)) by \(tool.name) \(tool.version)")
-        if evaluationDate != generated { html.text("; profile expiry judged at \(Self.timestamp(evaluationDate))") }
+        html.text("Generated \(ReportJSON.timestamp(generated)) by \(tool.name) \(tool.version)")
+        if evaluationDate != generated { html.text("; profile expiry judged at \(ReportJSON.timestamp(evaluationDate))") }
         html.text(".")
         html.raw("</p>\n")
         if interrupted {
@@ -218,20 +218,20 @@ public struct HTMLReport: Sendable {
         }
         let findingRank = result.errors * 1_000_000 + result.warnings * 1000 + result.infos + (result.failure == nil ? 0 : 1_000_000_000)
         html.cell(sort: String(findingRank), class: "findings") { html in
-            var items: [(severity: String, code: String, message: String, remedy: String?)] = []
+            var items: [(severity: Severity, code: String, message: String, remedy: String?)] = []
             if let failure = result.failure {
-                items.append(("error", failure.code, failure.message, Self.remedy(forExitCode: result.exitCode)))
+                items.append((.error, failure.code, failure.message, Self.remedy(forExitCode: result.exitCode)))
             }
             for finding in report?.findings ?? [] {
-                items.append((finding.severity.rawValue, finding.code, finding.message,
+                items.append((finding.severity, finding.code, finding.message,
                               finding.remedy ?? FindingCode.named(finding.code)?.remedy))
             }
             guard !items.isEmpty else { html.raw("<span class=\"dim\">none</span>"); return }
             html.raw("<ul>")
             for item in items {
-                html.raw("<li class=\"\(item.severity == "error" ? "error" : item.severity == "warning" ? "warning" : "info")\">")
+                html.raw("<li class=\"\(item.severity.rawValue)\">")
                 html.raw("<span class=\"sev\">")
-                html.text(item.severity)
+                html.text(item.severity.rawValue)
                 html.raw("</span> <code>")
                 html.text(item.code)
                 html.raw("</code> ")
@@ -250,26 +250,26 @@ public struct HTMLReport: Sendable {
 
     /// Every code found, how many apps have it, and what to do about it; a click filters by it.
     private func codeTable(_ results: [BatchResult], into html: inout HTMLBuilder) {
-        var apps: [String: (severity: String, count: Int, remedy: String?)] = [:]
+        var apps: [String: (severity: Severity, count: Int, remedy: String?)] = [:]
         for result in results {
             var seen: Set<String> = []
             if let failure = result.failure, seen.insert(failure.code).inserted {
-                apps[failure.code, default: ("error", 0, Self.remedy(forExitCode: result.exitCode))].count += 1
+                apps[failure.code, default: (.error, 0, Self.remedy(forExitCode: result.exitCode))].count += 1
             }
             for finding in result.report?.findings ?? [] where seen.insert(finding.code).inserted {
                 // The code's own remedy: one app's remedy names that app's bundle and files.
                 let remedy = FindingCode.named(finding.code)?.remedy ?? finding.remedy
-                apps[finding.code, default: (finding.severity.rawValue, 0, remedy)].count += 1
+                apps[finding.code, default: (finding.severity, 0, remedy)].count += 1
             }
         }
         guard !apps.isEmpty else { return }
-        let rank = ["error": 0, "warning": 1, "info": 2]
+        // Severity's own order (errors first), then the codes most apps have, then by code.
         let sorted = apps.sorted {
-            (rank[$0.value.severity] ?? 3, -$0.value.count, $0.key) < (rank[$1.value.severity] ?? 3, -$1.value.count, $1.key)
+            ($0.value.severity, -$0.value.count, $0.key) < ($1.value.severity, -$1.value.count, $1.key)
         }
         html.raw("<details class=\"codes\" open=\"open\"><summary>Findings by code</summary>\n<table>\n<thead><tr><th>Code</th><th>Apps</th><th>What to do</th></tr></thead>\n<tbody>\n")
         for (code, entry) in sorted {
-            html.raw("<tr class=\"\(entry.severity == "error" ? "error" : entry.severity == "warning" ? "warning" : "info")\"><td><button type=\"button\" class=\"code\" data-code=\"")
+            html.raw("<tr class=\"\(entry.severity.rawValue)\"><td><button type=\"button\" class=\"code\" data-code=\"")
             html.text(code)
             html.raw("\" title=\"Show the apps with this code\">")
             html.text(code)
@@ -302,10 +302,6 @@ public struct HTMLReport: Sendable {
 
     private static func folderName(_ path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path
-    }
-
-    private static func timestamp(_ date: Date) -> String {
-        ISO8601DateFormatter().string(from: date)
     }
 
     // MARK: Page resources

@@ -1,3 +1,4 @@
+import Checks
 import FormatSupport
 import Policy
 import XMLSupport
@@ -151,8 +152,10 @@ public struct TemplateDirectory: Sendable, Equatable {
         }
     }
 
-    /// `ToolkitVersion` from `toolkit.json`: the MDX toolkit version an embedded SDK must match.
-    public func toolkitVersion() throws(TemplateDirectoryError) -> String {
+    /// `ToolkitVersion` from `toolkit.json`: the MDX toolkit version an embedded SDK must match,
+    /// labelled as coming from there. The one reader of that file: `ToolData` (unless
+    /// `--toolkit-version` is given) and `policy list` both call it.
+    public func toolkitVersion() throws(TemplateDirectoryError) -> ToolkitVersion {
         let bytes = try TemplateDirectory.read(toolkitInfoURL, limit: TemplateDirectory.maximumToolkitInfoSize)
         let info: ToolkitInfo
         do {
@@ -162,12 +165,12 @@ public struct TemplateDirectory: Sendable, Equatable {
                 reason: .invalidToolkitInfo(path: toolkitInfoURL.path, detail: "it is not a JSON object with a string ToolkitVersion"),
                 category: .invalidInput)
         }
-        guard TemplateDirectory.isVersion(info.toolkitVersion) else {
+        guard TemplateDirectory.isVersion(info.toolkitVersion), let version = ToolkitVersion(toolkitInfo: info.toolkitVersion) else {
             throw TemplateDirectoryError(
                 reason: .invalidToolkitInfo(path: toolkitInfoURL.path, detail: "ToolkitVersion '\(info.toolkitVersion)' is not a version such as 20.10.5"),
                 category: .invalidInput)
         }
-        return info.toolkitVersion
+        return version
     }
 
     /// The policy templates, by name (`premium` for `policies/premium.xml`), sorted.

@@ -21,19 +21,8 @@ public struct ToolData: Sendable, Equatable {
     /// (`--toolkit-version`) wins over `toolkit.json`, which is then not read.
     public init(templates: TemplateDirectory, toolkitVersionOption: String? = nil) throws {
         let catalog = try SDKCatalog(templates: templates)
-        let toolkit: ToolkitVersion
-        if let toolkitVersionOption {
-            toolkit = try ToolkitVersion(option: toolkitVersionOption)
-        } else {
-            let text = try templates.toolkitVersion()
-            guard let version = ToolkitVersion(toolkitInfo: text) else {
-                throw TemplateDirectoryError(
-                    reason: .invalidToolkitInfo(
-                        path: templates.toolkitInfoURL.path, detail: "ToolkitVersion '\(text)' is not a version such as 20.10.5"),
-                    category: .invalidInput)
-            }
-            toolkit = version
-        }
+        let toolkit =
+            if let toolkitVersionOption { try ToolkitVersion(option: toolkitVersionOption) } else { try templates.toolkitVersion() }
         self.init(templates: templates, sdkCatalog: catalog, toolkitVersion: toolkit)
     }
 

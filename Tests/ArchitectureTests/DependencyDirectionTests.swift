@@ -90,6 +90,177 @@ import TestSupport
         ])
     }
 
+    /// The folder of a target's sources: its `path:`, else `Sources/NAME`.
+    static func sourceFolder(of target: PackageManifest.Target) -> URL {
+        Fixtures.packageRoot.appendingPathComponent(target.path ?? "Sources/\(target.name)")
+    }
+
+    /// The modules a Swift file imports (`import X`, `@_exported import X`, `import struct X.Y`).
+    static func importedModules(in text: String) -> Set<String> {
+        var modules: Set<String> = []
+        for line in text.split(whereSeparator: \.isNewline) {
+            var words = line.split(whereSeparator: \.isWhitespace)[...]
+            while let first = words.first, first.hasPrefix("@") { words = words.dropFirst() }
+            guard words.first == "import", words.count >= 2 else { continue }
+            words = words.dropFirst()
+            let kinds: Set<Substring> = ["struct", "class", "enum", "protocol", "typealias", "func", "let", "var"]
+            if let first = words.first, kinds.contains(first) { words = words.dropFirst() }
+            guard let path = words.first, let module = path.split(separator: ".").first else { continue }
+            modules.insert(String(module))
+        }
+        return modules
+    }
+
+    /// What every Swift file under `folder` imports.
+    static func importedModules(under folder: URL) throws -> Set<String> {
+        var modules: Set<String> = []
+        guard let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else { return modules }
+        for case let file as URL in files where file.pathExtension == "swift" {
+            modules.formUnion(importedModules(in: try String(contentsOf: file, encoding: .utf8)))
+        }
+        return modules
+    }
+
+    /// The manifest's lists are what the layering test reads, so they must be what the sources
+    /// import: a package-local import missing from the list would slip past it (SwiftPM finds the
+    /// module when it happens to be built first), and a listed target the sources never import
+    /// (as `Checks` once listed `Policy`) claims a dependency that is not there.
+    @Test func everyTargetListsExactlyTheLocalTargetsItImports() throws {
+        let manifest = try PackageManifest(contentsOf: Fixtures.packageRoot.appendingPathComponent("Package.swift"))
+        let local = Set(manifest.targets.map(\.name))
+        var problems: [String] = []
+        var importsSeen = 0
+        for target in manifest.targets where !Self.isTestTarget(target) && target.kind != .system {
+            let imported = try Self.importedModules(under: Self.sourceFolder(of: target)).intersection(local)
+            importsSeen += imported.count
+            for name in imported.subtracting(target.dependencies).sorted() {
+                problems.append("\(target.name) imports \(name) without listing it in Package.swift")
+            }
+            for name in Set(target.dependencies).subtracting(imported).sorted() {
+                problems.append("\(target.name) lists \(name) in Package.swift but never imports it")
+            }
+        }
+        // The folders were found and read: the command line alone imports a dozen targets.
+        #expect(importsSeen > 50)
+        #expect(try Self.importedModules(under: Self.sourceFolder(of: #require(manifest.targets.first { $0.name == "ipawrap" })))
+            .isSuperset(of: ["Batch", "Checks", "ToolData"]))
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    /// The top-level types a Swift file declares (`public struct X`, `final class Y`, `enum Z`...);
+    /// nested types are named through their parent and cannot clash.
+    static func topLevelTypes(in text: String) -> Set<String> {
+        let modifiers: Set<Substring> = [
+            "public", "package", "internal", "fileprivate", "private", "final", "indirect", "open", "nonisolated",
+        ]
+        let kinds: Set<Substring> = ["struct", "class", "enum", "protocol", "actor", "typealias"]
+        var names: Set<String> = []
+        for line in text.split(whereSeparator: \.isNewline) where line.first?.isWhitespace == false {
+            var words = line.split(whereSeparator: { $0.isWhitespace || $0 == ":" || $0 == "<" || $0 == "{" || $0 == "=" })[...]
+            while let first = words.first, first.hasPrefix("@") || modifiers.contains(first) { words = words.dropFirst() }
+            guard let kind = words.first, kinds.contains(kind), words.count >= 2 else { continue }
+            names.insert(String(words[words.index(after: words.startIndex)]))
+        }
+        return names
+    }
+
+    /// Issue 15: no two modules define a type of the same name, so a file that imports both never
+    /// has to qualify one, and a name found in the code points to one place.
+    @Test func noTwoTargetsDeclareATypeOfTheSameName() throws {
+        let manifest = try PackageManifest(contentsOf: Fixtures.packageRoot.appendingPathComponent("Package.swift"))
+        var owners: [String: [String]] = [:]
+        for target in manifest.targets where !Self.isTestTarget(target) && target.kind != .system {
+            guard let files = FileManager.default.enumerator(at: Self.sourceFolder(of: target), includingPropertiesForKeys: nil) else { continue }
+            var names: Set<String> = []
+            for case let file as URL in files where file.pathExtension == "swift" {
+                names.formUnion(Self.topLevelTypes(in: try String(contentsOf: file, encoding: .utf8)))
+            }
+            for name in names { owners[name, default: []].append(target.name) }
+        }
+        // The reader found the package's types.
+        #expect(owners["Finding"] == ["Reporting"] && owners["BatchSession"] == ["Batch"], "\(owners.count) types")
+        let clashes = owners.filter { $0.value.count > 1 }.map { "\($0.key): \($0.value.sorted().joined(separator: ", "))" }.sorted()
+        #expect(clashes.isEmpty, "\(clashes.joined(separator: "\n"))")
+    }
+
+    @Test func typeDeclarationsAreReadInEveryForm() {
+        let text = """
+            public struct Report: Codable {
+            final class Box<T>: Sendable {}
+            @propertyWrapper public struct ExplicitNull<Value> {
+            enum Kind { case a }
+            public typealias Failure = InputFailure
+                struct Nested {}
+            // struct Commented
+            extension Report {}
+            """
+        #expect(Self.topLevelTypes(in: text) == ["Report", "Box", "ExplicitNull", "Kind", "Failure"])
+    }
+
+    @Test func importsAreReadInEveryForm() {
+        let text = """
+            import Foundation
+            @_exported import Reporting
+            @testable @preconcurrency import MachO
+            import struct FormatSupport.ByteReader
+            // import Commented
+            let note = "import Quoted"
+              import Indented
+            """
+        #expect(Self.importedModules(in: text) == ["Foundation", "Reporting", "MachO", "FormatSupport", "Indented"])
+    }
+
+    /// Issue 15: comments and docs cite what a clone has. The CLI contract and the format notes
+    /// outside the repository, and the finding catalogue type that no longer exists, are cited
+    /// nowhere; format facts are cited as `docs/formats.md`, which must exist.
+    @Test func citationsPointIntoTheRepository() throws {
+        let root = Fixtures.packageRoot
+        // Spelled in pieces so this file does not cite them itself.
+        let forbidden = ["cli-contract" + ".md", "Finding" + "Catalog", "shared/" + "reference"]
+        var problems: [String] = []
+        var filesRead = 0
+        for folder in ["Sources", "Tests", "Scripts", "Fuzz", "Benchmarks", "Samples", "docs"] {
+            guard let files = FileManager.default.enumerator(at: root.appendingPathComponent(folder), includingPropertiesForKeys: nil)
+            else { continue }
+            for case let file as URL in files where !file.path.contains("/Tests/Fixtures/") && !file.path.contains("/.build/") {
+                guard ["swift", "md", "sh", "py", ""].contains(file.pathExtension),
+                      let text = try? String(contentsOf: file, encoding: .utf8) else { continue }
+                filesRead += 1
+                let name = String(file.path.dropFirst(root.path.count + 1))
+                for citation in forbidden where text.contains(citation) {
+                    problems.append("\(name) cites \(citation)")
+                }
+                let formatNotes = text.components(separatedBy: "formats" + ".md").count - 1
+                let inRepository = text.components(separatedBy: "docs/formats" + ".md").count - 1
+                if formatNotes != inRepository { problems.append("\(name) cites a formats notes file other than docs/formats.md") }
+            }
+        }
+        for document in ["README.md", "ARCHITECTURE.md"] {
+            let text = try String(contentsOf: root.appendingPathComponent(document), encoding: .utf8)
+            for citation in forbidden where text.contains(citation) { problems.append("\(document) cites \(citation)") }
+        }
+        #expect(filesRead > 300)
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("docs/formats.md").path))
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    /// Issue 15: tool data is resolved once, by the command line, and passed down: no library
+    /// target below it finds the Templates folder or resolves `ToolData` of its own accord.
+    @Test func onlyTheCommandLineLocatesTheTemplatesFolder() throws {
+        let sources = Fixtures.packageRoot.appendingPathComponent("Sources")
+        var callers: Set<String> = []
+        let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+        for case let file as URL in files where file.pathExtension == "swift" {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            if text.contains("TemplateDirectory.locate(") || text.contains("ToolData.resolve(") {
+                callers.insert(file.deletingLastPathComponent().path.replacingOccurrences(of: sources.path + "/", with: ""))
+            }
+        }
+        // ToolData.resolve (in ToolData) wraps locate for the command line, which alone calls it.
+        #expect(callers.contains("ipawrap/Support"))
+        #expect(callers.subtracting(["ToolData", "ipawrap", "ipawrap/Support", "ipawrap/Commands"]).isEmpty, "\(callers.sorted())")
+    }
+
     @Test func architectureMapNamesEveryLayeredTarget() throws {
         let map = try String(
             contentsOf: Fixtures.packageRoot.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
@@ -107,6 +278,8 @@ struct PackageManifest {
         let name: String
         let kind: Kind
         let dependencies: [String]
+        /// The target's `path:`, when it has one.
+        var path: String? = nil
     }
 
     let targets: [Target]
@@ -139,7 +312,7 @@ struct PackageManifest {
                 let list = Self.removingProducts(Array(body[(bracket + 1)..<end]))
                 dependencies = Self.stringLiterals(in: list)
             }
-            targets.append(Target(name: name, kind: kind, dependencies: dependencies))
+            targets.append(Target(name: name, kind: kind, dependencies: dependencies, path: Self.stringArgument("path:", in: body)))
             index = close + 1
         }
         self.targets = targets

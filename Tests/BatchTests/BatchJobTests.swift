@@ -158,7 +158,7 @@ import Wrapping
         }
         // The toolkit version comes from the Templates folder, resolved before the batch, and says so.
         let prepared = try BatchJob.prepareWrap(WrapRequest(input: "", output: "", toolData: toolData))
-        #expect(prepared.toolData.toolkitVersion.text == (try toolData.templates.toolkitVersion()))
+        #expect(prepared.toolData.toolkitVersion == (try toolData.templates.toolkitVersion()))
         #expect(prepared.toolData.toolkitVersion.source == .toolkitInfo)
     }
 

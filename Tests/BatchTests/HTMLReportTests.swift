@@ -23,7 +23,7 @@ import XMLSupport
         return report
     }
 
-    static func result(_ name: String, exit: Int32 = 0, report: Report?, failure: BatchResult.Failure? = nil, icon: [UInt8]? = nil) -> BatchResult {
+    static func result(_ name: String, exit: Int32 = 0, report: Report?, failure: InputFailure? = nil, icon: [UInt8]? = nil) -> BatchResult {
         BatchResult(input: BatchInput(path: "/apps/" + name, name: name), exitCode: exit, report: report, failure: failure,
                     output: nil, seconds: 0.25, iconThumbnail: icon)
     }

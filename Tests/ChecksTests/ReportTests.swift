@@ -4,7 +4,8 @@ import Reporting
 import Testing
 import TestSupport
 
-@Suite struct FindingCatalogTests {
+/// `FindingCode.all` (the catalogue of `FindingCode+Catalogue.swift`) against the README's *Finding codes* table.
+@Suite struct FindingCodeCatalogueTests {
     private let readme = (try? String(contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
 
     @Test func everyCodeIsExplainedInTheREADME() {

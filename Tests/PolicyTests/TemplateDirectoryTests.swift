@@ -126,7 +126,10 @@ import ToolData
     @Test func toolkitInfoIsCheckedAndMayGrow() throws {
         let scratch = try Scratch()
         let extended = try scratch.templates(at: "a", toolkitJSON: #"{"ToolkitVersion": "21.3.0", "SDKCatalog": [{"name": "MDX"}]}"#)
-        #expect(try TemplateDirectory(at: extended).toolkitVersion() == "21.3.0")
+        let version = try TemplateDirectory(at: extended).toolkitVersion()
+        #expect(version.text == "21.3.0")
+        // Labelled with where it came from, as a wrap's SDK_VERSION_MISMATCH message names it.
+        #expect("\(version.source)" == "Templates/toolkit.json")
         for json in ["not json", "[]", #"{"Version": "20.10.5"}"#, #"{"ToolkitVersion": 20}"#,
                      #"{"ToolkitVersion": "twenty"}"#, #"{"ToolkitVersion": "20..5"}"#, #"{"ToolkitVersion": ""}"#] {
             let folder = try scratch.templates(at: "bad-\(UUID().uuidString)", toolkitJSON: json)

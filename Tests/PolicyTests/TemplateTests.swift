@@ -26,7 +26,7 @@ import ToolData
     }
 
     @Test func toolkitVersionIsDeclared() throws {
-        #expect(try Repo.directory().toolkitVersion() == "20.10.5")
+        #expect(try Repo.directory().toolkitVersion().text == "20.10.5")
         // Independent reading of the same file.
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: Repo.templates.appendingPathComponent("toolkit.json")))
         #expect((object as? [String: Any])?["ToolkitVersion"] as? String == "20.10.5")

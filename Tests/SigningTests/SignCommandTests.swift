@@ -372,6 +372,34 @@ import TestSupport
         #expect(denied.stderr.contains("SIGN_ENTITLEMENT_NOT_GRANTED"))
         #expect(!FileManager.default.fileExists(atPath: output))
     }
+
+    /// `--entitlements BUNDLE_ID=FILE` is split once, at its first `=`; a malformed value, a file that
+    /// cannot be read and one that is not a dictionary are SIGN_ENTITLEMENTS_FILE (64, README), one
+    /// line each, and nothing is written.
+    @Test func malformedEntitlementsArgumentsAreRefused() throws {
+        let scratch = try ScratchDirectory("sign-entitlements")
+        let input = try scratch.write("Sample.ipa", Self.app().bytes())
+        let output = scratch.path("out.ipa")
+        let array = try scratch.write("array.plist", Array("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><array><string>not a dictionary</string></array></plist>
+            """.utf8))
+        let cases: [(argument: String, message: String)] = [
+            ("com.example.sample", "--entitlements expects BUNDLE_ID=FILE, got 'com.example.sample'"),
+            ("=" + array, "--entitlements expects BUNDLE_ID=FILE, got '=\(array)'"),
+            ("com.example.sample=" + scratch.path("missing.plist"), "\(scratch.path("missing.plist")): cannot be read"),
+            // Split at the first '=': the file is 'x=array.plist', which does not exist.
+            ("com.example.sample=x=" + array, "x=\(array): cannot be read"),
+            ("com.example.sample=" + array, "\(array) is not a property list holding a dictionary"),
+        ]
+        for (argument, message) in cases {
+            let result = try Self.sign(input, output, scratch, extra: ["--entitlements", argument])
+            #expect(result.status == 64, "\(argument): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("ipawrap: error[SIGN_ENTITLEMENTS_FILE]: " + message), "\(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output))
+        }
+    }
 }
 
 /// Reads every Mach-O of a signed archive back with the signature model and checks it: code

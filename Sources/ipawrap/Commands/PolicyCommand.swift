@@ -62,7 +62,7 @@ struct PolicyCommand: ParsableCommand {
                         let loaded = try directory.loadPolicyTemplate(named: name)
                         print("\(name.padding(toLength: 10, withPad: " ", startingAt: 0)) \(loaded.mode.rawValue) mode, \(loaded.policies.count) policies")
                     }
-                    print("Toolkit version: \(try directory.toolkitVersion())  (templates: \(directory.url.path))")
+                    print("Toolkit version: \(try directory.toolkitVersion().text)  (templates: \(directory.url.path))")
                     return
                 }
                 let loaded = try directory.loadPolicyTemplate(named: name)

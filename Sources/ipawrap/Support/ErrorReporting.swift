@@ -33,30 +33,20 @@ func reportingErrors<T>(json jsonInput: String? = nil, _ body: () throws -> T) t
 /// {code, message[, details]}}`. The message is the stderr line's; a message of several lines
 /// (libxml2's, a schema's) is joined there and listed line by line in `details`.
 struct JSONErrorReport: Encodable {
-    struct Failure: Encodable {
-        let code: String
-        let message: String
-        let details: [String]?
-    }
-
     let schemaVersion = Report.currentSchemaVersion
     let input: String
-    let error: Failure
+    let error: InputFailure
 
     init(input: String, code: String, message: String) {
         self.input = input
         let lines = Terminal.lines(of: message)
-        self.error = Failure(code: code, message: Terminal.joined(lines), details: lines.count > 1 ? lines : nil)
+        self.error = InputFailure(code: code, message: Terminal.joined(lines), details: lines.count > 1 ? lines : nil)
     }
 
     func print() {
         guard let text = try? ReportJSON.string(self) else { return }
         Swift.print(text)
     }
-}
-
-func exitStatus(for category: ErrorCategory) -> Int32 {
-    category.exitStatus
 }
 
 enum Terminal {

@@ -26,7 +26,7 @@ struct SigningOptionGroup: ParsableArguments {
     @Option(name: .customLong("entitlements"), help: ArgumentHelp(
         "Sign a bundle with these entitlements (a plist) instead of its profile's; each must be granted by the profile. Repeatable.",
         valueName: "BUNDLE_ID=FILE"))
-    var entitlementFiles: [String] = []
+    var entitlements: [EntitlementsArgument] = []
 
     @Option(help: ArgumentHelp(
         "The signing time written into every signature, in seconds since 1970 (default: SOURCE_DATE_EPOCH, else now); fixes the output's bytes.",
@@ -38,7 +38,7 @@ struct SigningOptionGroup: ParsableArguments {
     /// Every file these options read, so no output can replace one of them.
     var inputFiles: [String] {
         [identity, passwordFile, certificate, key].compactMap { $0 }
-            + entitlementFiles.compactMap { pair in pair.split(separator: "=", maxSplits: 1).last.map(String.init) }
+            + entitlements.compactMap(\.file).filter { !$0.isEmpty }
     }
 
     func validate() throws {
@@ -72,14 +72,12 @@ struct SigningOptionGroup: ParsableArguments {
         // complete the chain when they issued it.
         signingIdentity = signingIdentity.completingChain(from: templates.issuerCertificates())
         var overrides: [String: PropertyListDictionary] = [:]
-        for argument in entitlementFiles {
-            guard let equals = argument.firstIndex(of: "="), equals != argument.startIndex else {
+        for argument in entitlements {
+            guard let identifier = argument.bundleIdentifier, let file = argument.file else {
                 throw SigningError(
-                    .entitlementsFile, "--entitlements expects BUNDLE_ID=FILE, got '\(argument)'",
+                    .entitlementsFile, "--entitlements expects BUNDLE_ID=FILE, got '\(argument.text)'",
                     remedy: "name the bundle ID, an equals sign and the plist file")
             }
-            let identifier = String(argument[..<equals])
-            let file = String(argument[argument.index(after: equals)...])
             let bytes: [UInt8]
             do {
                 bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
@@ -124,5 +122,28 @@ struct SigningOptionGroup: ParsableArguments {
             return bytes
         }
         return nil
+    }
+}
+
+/// `--entitlements BUNDLE_ID=FILE`, split at its first `=` once, when the arguments are parsed.
+/// A value without a bundle ID before the `=` is kept as given and refused when the request is
+/// built, as `SIGN_ENTITLEMENTS_FILE` (README, *Finding codes*) rather than the parser's usage error.
+struct EntitlementsArgument: ExpressibleByArgument, Equatable, Sendable {
+    /// The value as given.
+    let text: String
+    /// Nil when the value does not start with `BUNDLE_ID=`.
+    let bundleIdentifier: String?
+    /// The plist file after the `=`; nil when the value is malformed.
+    let file: String?
+
+    init(argument: String) {
+        text = argument
+        if let equals = argument.firstIndex(of: "="), equals != argument.startIndex {
+            bundleIdentifier = String(argument[..<equals])
+            file = String(argument[argument.index(after: equals)...])
+        } else {
+            bundleIdentifier = nil
+            file = nil
+        }
     }
 }
