@@ -109,7 +109,7 @@ let package = Package(
         // Reporting: findings and reports as typed values, the one JSON form, and the renderers
         // that need nothing else (text, JSON, SARIF, JUnit).
         .target(
-            name: "Reporting", dependencies: ["AppBundle", "PropertyList", "ProvisioningProfile", "XMLSupport"],
+            name: "Reporting", dependencies: ["AppBundle", "Policy", "PropertyList", "ProvisioningProfile", "XMLSupport"],
             swiftSettings: strict),
 
         // Verification: every code signature of an IPA checked (pages, special slots, CMS, seals,

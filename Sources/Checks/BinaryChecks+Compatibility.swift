@@ -119,16 +119,12 @@ struct Compatibility {
 
         for (path, evidence) in privateCopies.entries {
             report.findings.append(Finding(
-                .privateSQLite,
-                message: "\(path) carries a private SQLite (\(evidence.joined(separator: "; "))): MDX encrypts only the "
-                    + "databases of Apple's /usr/lib/libsqlite3.dylib",
+                .privateSQLite, .binary(.privateSQLite(path: path, evidence: evidence)),
                 path: path))
         }
         for (path, evidence) in sqlcipher.entries {
             report.findings.append(Finding(
-                .sqlcipherPresent,
-                message: "\(path) uses SQLCipher (\(evidence.joined(separator: "; "))): it memory-maps its databases, "
-                    + "which MDX encryption cannot cover",
+                .sqlcipherPresent, .binary(.sqlcipher(path: path, evidence: evidence)),
                 path: path))
         }
     }
@@ -156,16 +152,11 @@ struct Compatibility {
 
     private func openssl(to report: inout Report) {
         for binary in binaries where !isOpenSSLItself(binary) {
-            var evidence: [String] = []
             let symbols = Self.opensslDefinitions.filter { binary.definedSymbols.contains($0) }
-            if !symbols.isEmpty { evidence.append("defines \(symbols.prefix(3).joined(separator: ", "))") }
-            if let banner = binary.prefixedStrings.first(where: Self.isOpenSSLBanner) {
-                evidence.append("contains the version string '\(banner)'")
-            }
-            guard !evidence.isEmpty else { continue }
+            let banner = binary.prefixedStrings.first(where: Self.isOpenSSLBanner)
+            guard !symbols.isEmpty || banner != nil else { continue }
             report.findings.append(Finding(
-                .opensslStatic,
-                message: "\(binary.path) has OpenSSL linked in statically: it \(evidence.joined(separator: " and "))",
+                .opensslStatic, .binary(.opensslStatic(binaryPath: binary.path, symbols: symbols, banner: banner)),
                 path: location(binary)))
         }
     }
@@ -191,8 +182,7 @@ struct Compatibility {
         for binary in binaries {
             guard let library = binary.referencedClasses[Self.webViewClass] else { continue }
             report.findings.append(Finding(
-                .uiWebViewUsed,
-                message: "\(binary.path) uses UIWebView (it imports _OBJC_CLASS_$_UIWebView from \(library))",
+                .uiWebViewUsed, .binary(.uiWebView(binaryPath: binary.path, library: library)),
                 path: location(binary)))
         }
     }
@@ -201,9 +191,7 @@ struct Compatibility {
         for binary in binaries where !binary.selectors.isEmpty {
             let selectors = Self.backgroundSelectors.filter { binary.selectors.contains($0) }
             report.findings.append(Finding(
-                .urlSessionBackground,
-                message: "\(binary.path) creates NSURLSession background sessions (selector "
-                    + "\(selectors.joined(separator: ", "))); MDX does not support background transfers",
+                .urlSessionBackground, .binary(.urlSessionBackground(binaryPath: binary.path, selectors: selectors)),
                 path: location(binary)))
         }
     }
@@ -242,11 +230,10 @@ struct Compatibility {
         }
         if files.contains(app + "/www/cordova.js") { cordova.append("the app ships www/cordova.js") }
 
-        for (name, evidence) in [("Flutter", flutter), ("React Native", reactNative), ("Cordova", cordova)] where !evidence.isEmpty {
+        let found: [(BinaryDetail.CrossPlatformFramework, [String])] = [(.flutter, flutter), (.reactNative, reactNative), (.cordova, cordova)]
+        for (framework, evidence) in found where !evidence.isEmpty {
             report.findings.append(Finding(
-                .crossPlatformFramework,
-                message: "\(app) is built with \(name) (\(evidence.prefix(3).joined(separator: "; "))), which is not "
-                    + "officially supported for MDX wrapping",
+                .crossPlatformFramework, .binary(.crossPlatform(appPath: app, framework: framework, evidence: evidence)),
                 path: app))
         }
 
@@ -263,9 +250,7 @@ struct Compatibility {
         }
         if !xamarin.isEmpty {
             report.findings.append(Finding(
-                .crossPlatformXamarin,
-                message: "\(app) is built with Xamarin / .NET for iOS (\(xamarin.prefix(3).joined(separator: "; "))), "
-                    + "which is supported for MDX wrapping",
+                .crossPlatformXamarin, .binary(.xamarin(appPath: app, evidence: xamarin)),
                 path: app))
         }
     }

@@ -31,9 +31,8 @@ struct SDKDetection {
                 for (binary, classes) in statics {
                     report.findings.append(Finding(
                         .sdkStaticUnversioned,
-                        message: "\(binary.path) defines the \(family.name) SDK classes \(classes.joined(separator: ", ")): "
-                            + "the SDK is linked statically, so its version cannot be read or checked against the "
-                            + "toolkit version \(toolkitVersion.text) (\(toolkitVersion.source))",
+                        .binary(.sdkStatic(
+                            binaryPath: binary.path, family: family.name, classes: classes, toolkit: toolkitVersion.reference)),
                         path: binary.path))
                 }
             }
@@ -42,11 +41,11 @@ struct SDKDetection {
         }
         let management = present.filter(\.family.isManagement)
         if management.count >= 2 {
-            let listed = management.map { "\($0.family.name) (\($0.evidence.prefix(2).joined(separator: "; ")))" }
             report.findings.append(Finding(
                 .multipleManagementSDKs,
-                message: "\(context.archive.app.path) carries \(management.count) management SDKs: "
-                    + listed.joined(separator: " and "),
+                .binary(.multipleManagementSDKs(
+                    appPath: context.archive.app.path,
+                    families: management.map { BinaryDetail.SDKEvidence(family: $0.family.name, evidence: $0.evidence) })),
                 path: context.archive.app.path))
         }
         multiIdentity(to: &report)
@@ -88,11 +87,10 @@ struct SDKDetection {
         var versions: [(FoundFramework, SDKVersion)] = []
         for found in frameworks {
             guard let text = found.version, let version = SDKVersion(text) else {
-                let detail = found.version.map { "'\($0)' is not a version" } ?? "it has no CFBundleShortVersionString"
                 report.findings.append(Finding(
                     .sdkVersionUnknown,
-                    message: "\(found.bundle.path) is a \(family.name) SDK framework, but \(detail), so its match with "
-                        + "the toolkit version \(toolkit.text) (\(toolkit.source)) cannot be checked",
+                    .binary(.sdkVersionUnknown(
+                        frameworkPath: found.bundle.path, family: family.name, version: found.version, toolkit: toolkit.reference)),
                     path: found.bundle.path))
                 continue
             }
@@ -100,18 +98,19 @@ struct SDKDetection {
             if version != toolkit.version {
                 report.findings.append(Finding(
                     .sdkVersionMismatch,
-                    message: "\(found.bundle.path) is \(family.name) SDK \(text), but the toolkit version is "
-                        + "\(toolkit.text) (\(toolkit.source)); the app must be wrapped with the toolkit of the SDK's version",
+                    .binary(.sdkVersionMismatch(
+                        frameworkPath: found.bundle.path, family: family.name, version: text, toolkit: toolkit.reference)),
                     path: found.bundle.path,
                     remedy: "Wrap the app with the MDX Toolkit \(text), the SDK's version (--toolkit-version \(text)), "
                         + "or have the vendor wrap it as an ISV app in Premium or General mode and ship it pre-wrapped."))
             }
         }
         if Set(versions.map(\.1)).count > 1 {
-            let listed = versions.map { "\($0.0.name) \($0.0.version ?? "")" }.joined(separator: ", ")
             report.findings.append(Finding(
                 .sdkVersionInconsistent,
-                message: "the \(family.name) SDK frameworks in \(context.archive.app.path) have different versions: \(listed)",
+                .binary(.sdkVersionInconsistent(
+                    appPath: context.archive.app.path, family: family.name,
+                    frameworks: versions.map { BinaryDetail.FrameworkVersion(name: $0.0.name, version: $0.0.version) })),
                 path: context.archive.app.path))
         }
     }
@@ -152,10 +151,7 @@ struct SDKDetection {
                 settings["MultiIdentity"]?.lenientBool == true
             else { continue }
             report.findings.append(Finding(
-                .intuneMultiIdentity,
-                message: "\(bundle.path)/Info.plist sets IntuneMAMSettings › MultiIdentity to YES: the app is "
-                    + "multi-identity aware, so the Intune SDK leaves the identities unset and the app must set them "
-                    + "before it shows an account's data",
+                .intuneMultiIdentity, .binary(.intuneMultiIdentity(bundlePath: bundle.path)),
                 path: bundle.path + "/Info.plist"))
         }
     }

@@ -73,12 +73,8 @@ enum BinaryChecks {
     /// `APP_ENCRYPTED`: one finding per binary, naming the encrypted architectures.
     private static func encryption(_ binaries: [BinaryEvidence], to report: inout Report) {
         for binary in binaries where !binary.encryptedArchitectures.isEmpty {
-            let slices = binary.encryptedArchitectures.joined(separator: ", ")
-            let plural = binary.encryptedArchitectures.count == 1 ? "slice is" : "slices are"
             report.findings.append(Finding(
-                .appEncrypted,
-                message: "\(binary.path): the \(slices) \(plural) App Store encrypted (cryptid 1); an encrypted "
-                    + "binary cannot be wrapped, and its code and strings cannot be checked",
+                .appEncrypted, .binary(.encrypted(binaryPath: binary.path, architectures: binary.encryptedArchitectures)),
                 path: binary.path))
         }
     }
@@ -88,8 +84,7 @@ enum BinaryChecks {
     private static func unreadable(_ binaries: [BinaryEvidence], to report: inout Report) {
         for binary in binaries where !binary.problems.isEmpty {
             report.findings.append(Finding(
-                .binaryUnreadable, message: "\(binary.path): " + binary.problems.joined(separator: "; "),
-                path: binary.path))
+                .binaryUnreadable, .binary(.unreadable(binaryPath: binary.path, problems: binary.problems)), path: binary.path))
         }
     }
 }

@@ -13,21 +13,18 @@ enum IconChecks {
         for missing in resolution.missingReferences {
             report.findings.append(Finding(
                 .iconReferenceMissing,
-                message: "Info.plist (\(missing.source.rawValue)) names the icon '\(missing.name)', but no file "
-                    + "matching it is in \(context.archive.app.path)/ (looked for \(missing.candidates.prefix(4).joined(separator: ", ")), …)",
+                .icon(.referenceMissing(
+                    appPath: context.archive.app.path, source: missing.source, name: missing.name, candidates: missing.candidates)),
                 path: context.archive.app.path + "/Info.plist"))
         }
         for unreadable in resolution.unreadable {
             report.findings.append(Finding(
-                .iconUnreadable, message: "\(unreadable.path) cannot be used as the icon: \(unreadable.reason)",
+                .iconUnreadable, .icon(.unreadable(path: unreadable.path, reason: unreadable.reason)),
                 path: unreadable.path))
         }
         if resolution.icon == nil {
             report.findings.append(Finding(
-                .iconNotFound,
-                message: "\(context.archive.app.path) has no usable app icon; the trace in the report lists every "
-                    + "place that was searched",
-                path: context.archive.app.path))
+                .iconNotFound, .icon(.notFound(appPath: context.archive.app.path)), path: context.archive.app.path))
         }
     }
 }
@@ -40,40 +37,35 @@ enum BundleChecks {
         if !context.platform.isWrappable {
             report.findings.append(Finding(
                 .platformUnsupported,
-                message: "\(context.archive.app.path) is a \(context.platform.rawValue) app; MDX wrapping is for iOS and "
-                    + "iPadOS apps only, so the iOS checks below do not apply as they would there",
+                .bundle(.platformUnsupported(appPath: context.archive.app.path, platform: context.platform)),
                 path: context.archive.app.path))
         }
         for bundle in context.archive.nestedBundles {
             if let problem = bundle.infoPlistProblem {
                 report.findings.append(Finding(
-                    .nestedBundleUnreadable, message: "\(bundle.path): \(problem)", path: bundle.path + "/Info.plist"))
+                    .nestedBundleUnreadable, .bundle(.nestedBundleUnreadable(bundlePath: bundle.path, problem: problem)),
+                    path: bundle.path + "/Info.plist"))
             }
         }
         for bundle in context.archive.allBundles {
             let plistPath = bundle.path + "/Info.plist"
             if let problem = bundle.bundleIdentifierProblem {
                 report.findings.append(Finding(
-                    .bundleIdentifierInvalid, message: "\(bundle.path): \(problem) in its Info.plist", path: plistPath))
+                    .bundleIdentifierInvalid, .bundle(.bundleIdentifierInvalid(bundlePath: bundle.path, problem: problem)),
+                    path: plistPath))
             }
             switch bundle.executableProblem {
             case nil:
                 break
             case .notNamed?:
                 report.findings.append(Finding(
-                    .executableMissing,
-                    message: "\(bundle.path): its Info.plist names no main executable (CFBundleExecutable is missing); "
-                        + "its binary checks (encryption, SDKs) cannot run",
-                    path: plistPath))
+                    .executableMissing, .bundle(.executableNotNamed(bundlePath: bundle.path)), path: plistPath))
             case .invalidName(let reason)?:
                 report.findings.append(Finding(
-                    .executableInvalid, message: "\(bundle.path): \(reason); its binary checks cannot run", path: plistPath))
+                    .executableInvalid, .bundle(.executableInvalid(bundlePath: bundle.path, reason: reason)), path: plistPath))
             case .fileMissing(let name, let path)?:
                 report.findings.append(Finding(
-                    .executableMissing,
-                    message: "\(bundle.path): CFBundleExecutable names '\(name)', but \(path) is not a file in the bundle "
-                        + "(nor a symlink to one inside it); "
-                        + "its binary checks (encryption, SDKs) cannot run",
+                    .executableMissing, .bundle(.executableFileMissing(bundlePath: bundle.path, name: name, path: path)),
                     path: path))
             }
         }

@@ -25,8 +25,7 @@ extension ProfileChecks {
                 if isApp, let plain = inputs.app {
                     findings.append(Finding(
                         .profileOptionUnused,
-                        message: "--profile \(plain.path) was not used: --profile \(identifier)=\(given.path) also names "
-                            + "the app, and the form with the bundle ID wins",
+                        .profile(.optionShadowed(path: plain.path, bundleIdentifier: identifier, givenPath: given.path)),
                         path: plain.path))
                 }
                 assignments.append(ProfileAssignment(bundle: bundle, profile: given.profile, source: .option, file: given.path))
@@ -51,11 +50,10 @@ extension ProfileChecks {
             findings.append(missingFinding(bundle, identifier: identifier, inputs: inputs))
         }
         for (identifier, given) in inputs.byBundleID.sorted(by: { $0.key < $1.key }) where !usedBundleIDs.contains(identifier) {
-            let known = signed.compactMap(\.bundleIdentifier)
             findings.append(Finding(
                 .profileOptionUnused,
-                message: "--profile \(identifier)=\(given.path) names no bundle in the archive that takes a profile "
-                    + "(their bundle IDs: \(known.isEmpty ? "none" : known.joined(separator: ", ")))",
+                .profile(.optionUnmatched(
+                    bundleIdentifier: identifier, path: given.path, knownIdentifiers: signed.compactMap(\.bundleIdentifier))),
                 path: given.path))
         }
         return assignments
@@ -96,13 +94,11 @@ extension ProfileChecks {
         guard let best = ranked.first else { return nil }
         let tied = ranked.dropFirst().filter { $0.match == best.match }
         if !tied.isEmpty {
-            let shown = tied.prefix(5).map(\.loaded.path).joined(separator: ", ")
             findings.append(Finding(
                 .profileAmbiguous,
-                message: "\(tied.count + 1) profiles in \(inputs.directory ?? "the folder") match \(bundle.path) "
-                    + "(\(identifier)) equally well by App ID; used \(describe(best.loaded.profile, file: best.loaded.path)) "
-                    + "(preferred: for iOS, of the app's team, not expired, with a valid certificate, expiring last); "
-                    + "also matching: \(shown)" + (tied.count > 5 ? " and \(tied.count - 5) more" : ""),
+                .profile(.ambiguous(
+                    directory: inputs.directory, bundlePath: bundle.path, bundleIdentifier: identifier,
+                    chosen: describe(best.loaded.profile, file: best.loaded.path), alsoMatching: tied.map(\.loaded.path))),
                 path: bundle.path))
         }
         return best.loaded
@@ -122,34 +118,28 @@ extension ProfileChecks {
             if error.category == .io, !(error is ProfileError) { throw error }
             findings.append(Finding(
                 .profileUnreadable,
-                message: "\(path), the profile of \(bundle.path), cannot be decoded: \(error) [\(error.code)]",
+                .profile(.embeddedUnreadable(path: path, bundlePath: bundle.path, reason: "\(error)", code: error.code)),
                 path: path))
             return nil
         } catch {
             findings.append(Finding(
-                .profileUnreadable, message: "\(path), the profile of \(bundle.path), cannot be decoded: \(error)",
+                .profileUnreadable,
+                .profile(.embeddedUnreadable(path: path, bundlePath: bundle.path, reason: "\(error)", code: nil)),
                 path: path))
             return nil
         }
     }
 
     static func missingFinding(_ bundle: BundleInfo, identifier: String?, inputs: ProfileInputs) -> Finding {
-        var places: [String] = []
-        if let directory = inputs.directory {
-            places.append("none of the \(inputs.directoryProfiles.count) profiles in \(directory) has an App ID matching it")
-        }
-        places.append("no --profile option names it")
-        places.append("it has no embedded.mobileprovision")
-        let name = identifier.map { "\(bundle.path) (\($0))" } ?? bundle.path
         let remedy = identifier.map {
             "Pass --profile \($0)=PATH, put the profile for App ID TEAM.\($0) in --profiles-dir, or embed it as "
                 + "\(bundle.folderName)/embedded.mobileprovision."
         }
         return Finding(
             .profileMissing,
-            message: "\(name) is \(article(kindName(bundle.kind))) \(kindName(bundle.kind)) that must be signed with a "
-                + "provisioning profile, but has none: "
-                + places.joined(separator: ", "),
+            .profile(.missing(
+                bundlePath: bundle.path, bundleIdentifier: identifier, kind: bundle.kind, directory: inputs.directory,
+                directoryProfileCount: inputs.directoryProfiles.count)),
             path: bundle.path, remedy: remedy)
     }
 }

@@ -30,8 +30,8 @@ extension ProfileChecks {
                 // report a clean bundle.
                 return [Finding(
                     .signedEntitlementsUnreadable,
-                    message: "the code signature of \(path) (\(slice.architecture.name)) cannot be read: "
-                        + BinaryScanner.reason(error),
+                    .profile(.signatureUnreadable(
+                        executablePath: path, architecture: slice.architecture.name, reason: BinaryScanner.reason(error))),
                     path: path)]
             }
             guard let signature else { continue }
@@ -40,7 +40,7 @@ extension ProfileChecks {
             } catch {
                 return [Finding(
                     .signedEntitlementsUnreadable,
-                    message: "the entitlements in the code signature of \(path) cannot be read: \(error)", path: path)]
+                    .profile(.signedEntitlementsUnreadable(executablePath: path, reason: "\(error)")), path: path)]
             }
             if signed != nil { break }
         }
@@ -49,9 +49,8 @@ extension ProfileChecks {
         guard !missing.isEmpty else { return [] }
         return [Finding(
             .entitlementNotInProfile,
-            message: "\(path) is signed with \(missing.count == 1 ? "an entitlement" : "\(missing.count) entitlements") "
-                + "that \(describe(assignment.profile, file: assignment.file)) does not grant: "
-                + missing.joined(separator: ", "),
+            .profile(.entitlementsNotGranted(
+                executablePath: path, profile: describe(assignment.profile, file: assignment.file), entitlements: missing)),
             path: path)]
     }
 
@@ -81,12 +80,11 @@ extension ProfileChecks {
         if let value {
             return [Finding(
                 .dataProtectionNotEnabled,
-                message: "\(subject), the app's profile, sets \(dataProtectionKey) to \(value), a weaker class than "
-                    + "NSFileProtectionComplete", path: assignment.file, severity: .info, remedy: remedy)]
+                .profile(.dataProtectionWeaker(profile: subject, key: dataProtectionKey, value: "\(value)")),
+                path: assignment.file, severity: .info, remedy: remedy)]
         }
         return [Finding(
-            .dataProtectionNotEnabled,
-            message: "\(subject), the app's profile, does not grant \(dataProtectionKey), so the app's files are not "
-                + "protected with NSFileProtectionComplete by default", path: assignment.file, remedy: remedy)]
+            .dataProtectionNotEnabled, .profile(.dataProtectionNotGranted(profile: subject, key: dataProtectionKey)),
+            path: assignment.file, remedy: remedy)]
     }
 }

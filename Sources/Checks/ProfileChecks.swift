@@ -66,71 +66,66 @@ enum ProfileChecks {
         _ profile: ProvisioningProfile, file: String, bundle: BundleInfo?, now: Date, allowWildcard: Bool
     ) -> [Finding] {
         var findings: [Finding] = []
-        let subject = describe(profile, file: file)
-        let user = bundle.map { " for \($0.path)" } ?? ""
+        let reference = describe(profile, file: file)
         let appID = profile.applicationIdentifier
 
         if appID.isWildcard {
-            let scope = appID.kind == .fullWildcard ? "every bundle ID" : "every bundle ID starting with \(appID.wildcardStem ?? "")"
-            var message = "\(subject)\(user) has the wildcard App ID \(appID.rawValue) (\(scope)); wrapping needs an "
-                + "explicit App ID and one profile per App ID"
             var remedy: String?
             if let identifier = bundle?.bundleIdentifier {
                 remedy = "Register the explicit App ID \(appID.prefix).\(identifier), create a profile for it and pass it "
                     + "with --profile \(identifier)=PATH or --profiles-dir."
-            }
-            if allowWildcard {
-                message += " (accepted with --allow-wildcard)"
-                if let identifier = bundle?.bundleIdentifier {
+                if allowWildcard {
                     remedy = "When re-signing, set application-identifier to \(appID.prefix).\(identifier), not "
                         + "\(appID.rawValue): iOS 14 and later reject the wildcard itself in a signature."
                 }
             }
-            if profile.entitlements["aps-environment"] != nil {
-                message += "; it also grants aps-environment, which a wildcard App ID cannot have"
-            }
             findings.append(Finding(
-                .appIDWildcard, message: message, path: file, severity: allowWildcard ? .warning : .error, remedy: remedy))
+                .appIDWildcard,
+                .profile(.wildcardAppID(
+                    profile: reference, bundlePath: bundle?.path, appID: appID.rawValue,
+                    stem: appID.kind == .fullWildcard ? nil : appID.wildcardStem ?? "", accepted: allowWildcard,
+                    grantsPushNotifications: profile.entitlements["aps-environment"] != nil)),
+                path: file, severity: allowWildcard ? .warning : .error, remedy: remedy))
         }
 
-        let expiry = iso(profile.expirationDate)
         switch ProfileExpiry(expiration: profile.expirationDate, at: now) {
         case .expired:
             findings.append(Finding(
                 .profileExpired,
-                message: "\(subject)\(user) expired on \(expiry)", path: file))
+                .profile(.expired(profile: reference, bundlePath: bundle?.path, expiration: profile.expirationDate)), path: file))
         case .expiring(let seconds):
-            let days = Int((seconds / 86_400).rounded(.down))
-            let when = days == 0 ? "in less than a day" : "in \(days) day\(days == 1 ? "" : "s")"
             findings.append(Finding(
                 .profileExpiring,
-                message: "\(subject)\(user) expires on \(expiry), \(when)", path: file))
+                .profile(.expiring(
+                    profile: reference, bundlePath: bundle?.path, expiration: profile.expirationDate,
+                    days: Int((seconds / 86_400).rounded(.down)))),
+                path: file))
         case .valid:
             break
         }
 
         if !profile.isForIOS {
             findings.append(Finding(
-                .profileNotForIOS,
-                message: "\(subject)\(user) is for \(profile.platforms.joined(separator: ", ")), not iOS", path: file))
+                .profileNotForIOS, .profile(.notForIOS(profile: reference, bundlePath: bundle?.path, platforms: profile.platforms)),
+                path: file))
         }
 
         let certificates = profile.developerCertificates
         let expired = certificates.filter { $0.isExpired(at: now) }
         if !expired.isEmpty {
-            let all = expired.count == certificates.count
-            let list = expired.map { "'\($0.commonName ?? $0.subject)' (serial \($0.serialNumber), expired \(iso($0.notValidAfter)))" }
+            let listed = expired.map {
+                ProfileDetail.ExpiredCertificate(
+                    name: $0.commonName ?? $0.subject, serialNumber: $0.serialNumber, expiration: $0.notValidAfter)
+            }
             findings.append(Finding(
                 .profileCertificateExpired,
-                message: Self.expiredCertificatesPhrase(expired: expired.count, of: certificates.count) + " in \(subject) "
-                    + "\(expired.count == 1 ? "has" : "have") expired: \(list.joined(separator: ", "))"
-                    + (all ? "; nothing can be signed with this profile" : ""),
-                path: file, severity: all ? .warning : .info))
+                .profile(.certificatesExpired(profile: reference, certificates: listed, total: certificates.count)),
+                path: file, severity: expired.count == certificates.count ? .warning : .info))
         }
         if certificates.isEmpty || !profile.certificateProblems.isEmpty {
-            let detail = profile.certificateProblems.isEmpty
-                ? "lists no developer certificate" : profile.certificateProblems.joined(separator: "; ")
-            findings.append(Finding(.profileCertificateInvalid, message: "\(subject): \(detail)", path: file))
+            findings.append(Finding(
+                .profileCertificateInvalid, .profile(.certificatesInvalid(profile: reference, problems: profile.certificateProblems)),
+                path: file))
         }
         return findings
     }
@@ -140,23 +135,14 @@ enum ProfileChecks {
         let bundle = assignment.bundle
         let appID = assignment.profile.applicationIdentifier
         guard let identifier = bundle.bundleIdentifier, !appID.matches(identifier) else { return [] }
-        var message = "\(bundle.path) has the bundle ID \(identifier), but \(describe(assignment.profile, file: assignment.file))"
-        if appID.isWildcard {
-            message += " is for App IDs matching \(appID.rawValue)"
-        } else {
-            message += " is for the App ID \(appID.rawValue)"
-            if appID.bundlePattern.lowercased() == identifier.lowercased() {
-                message += " (they differ only in letter case, and bundle IDs are compared exactly)"
-            }
-        }
-        let source: String = switch assignment.source {
-        case .option: "given with --profile"
-        case .directory: "matched in --profiles-dir"
-        case .embedded: "embedded in the bundle"
-        }
-        message += ", \(source)"
         return [Finding(
-            .appIDMismatch, message: message, path: bundle.path,
+            .appIDMismatch,
+            .profile(.appIDMismatch(
+                bundlePath: bundle.path, bundleIdentifier: identifier,
+                profile: describe(assignment.profile, file: assignment.file), appID: appID.rawValue,
+                wildcard: appID.isWildcard, differsOnlyInCase: appID.bundlePattern.lowercased() == identifier.lowercased(),
+                source: assignment.source)),
+            path: bundle.path,
             remedy: "Use the profile made for \(identifier) (--profile \(identifier)=PATH), or change CFBundleIdentifier "
                 + "to match the App ID.")]
     }
@@ -169,12 +155,8 @@ enum ProfileChecks {
         guard Set(teams.map(\.1)).count > 1 else { return [] }
         let reference = teams.first { $0.0.bundle.kind == .app }?.1 ?? mostCommon(teams.map(\.1))
         let odd = teams.filter { $0.1 != reference }
-        let list = odd.map { "\($0.0.bundle.path) has team \($0.1) (\($0.0.file))" }
-        return [Finding(
-            .teamMismatch,
-            message: "the bundles' profiles name different teams: the app's team is \(reference), but "
-                + list.joined(separator: "; "),
-            path: app.path)]
+        let others = odd.map { ProfileDetail.BundleTeam(bundlePath: $0.0.bundle.path, team: $0.1, profileFile: $0.0.file) }
+        return [Finding(.teamMismatch, .profile(.teamMismatch(appTeam: reference, others: others)), path: app.path)]
     }
 
     /// `EXTENSION_ID_NOT_PREFIXED`: a nested signed bundle's identifier must start with its
@@ -188,9 +170,8 @@ enum ProfileChecks {
                   !identifier.hasPrefix(parentID + ".") else { continue }
             findings.append(Finding(
                 .extensionIDNotPrefixed,
-                message: "\(bundle.path) has the bundle ID \(identifier), which does not start with its containing "
-                    + "\(parent.kind == .app && parent.parentPath == nil ? "app" : kindName(parent.kind))'s bundle ID "
-                    + "\(parentID) and a dot; iOS refuses to install it",
+                .profile(.extensionIDNotPrefixed(
+                    bundlePath: bundle.path, bundleIdentifier: identifier, containerKind: parent.kind, containerIdentifier: parentID)),
                 path: bundle.path,
                 remedy: "Set its CFBundleIdentifier to \(parentID).\(suggestedSuffix(bundle)) (or another name under "
                     + "\(parentID).) and use a profile for that App ID."))
@@ -200,39 +181,9 @@ enum ProfileChecks {
 
     // MARK: Helpers
 
-    /// "profile 'NAME' (FILE)".
-    static func describe(_ profile: ProvisioningProfile, file: String) -> String {
-        if let name = profile.name { return "profile '\(name)' (\(file))" }
-        return "profile \(file)"
-    }
-
-    /// "the developer certificate", "both developer certificates", "all 3 developer certificates",
-    /// "1 of the 2 developer certificates": the subject of the expiry sentence, in number.
-    static func expiredCertificatesPhrase(expired: Int, of total: Int) -> String {
-        switch (expired, total) {
-        case (1, 1): "the developer certificate"
-        case (2, 2): "both developer certificates"
-        case _ where expired == total: "all \(total) developer certificates"
-        default: "\(expired) of the \(total) developer certificates"
-        }
-    }
-
-    static func iso(_ date: Date) -> String {
-        ReportJSON.timestamp(date)
-    }
-
-    static func kindName(_ kind: BundleKind) -> String {
-        switch kind {
-        case .app: "app"
-        case .appex: "app extension"
-        case .watch: "watch app"
-        case .appclip: "app clip"
-        case .framework: "framework"
-        }
-    }
-
-    static func article(_ noun: String) -> String {
-        noun.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+    /// The profile as findings name it.
+    static func describe(_ profile: ProvisioningProfile, file: String) -> ProfileReference {
+        ProfileReference(name: profile.name, file: file)
     }
 
     static func suggestedSuffix(_ bundle: BundleInfo) -> String {

@@ -60,3 +60,10 @@ public struct ToolkitVersionError: CodedError, Equatable {
         "--toolkit-version expects a version such as 20.10.5 (numbers separated by dots), got '\(value)'"
     }
 }
+
+extension ToolkitVersion {
+    /// The version and its source as a finding names them.
+    var reference: BinaryDetail.ToolkitReference {
+        BinaryDetail.ToolkitReference(version: text, source: source.description)
+    }
+}

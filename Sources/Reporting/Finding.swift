@@ -18,35 +18,84 @@ public enum Severity: String, Codable, Sendable, Comparable, CaseIterable {
 }
 
 /// One result of a check: what was found, where, and what to do about it. Checks produce
-/// findings as data; the command line renders them.
-public struct Finding: Codable, Sendable, Equatable, Hashable {
+/// findings as data (the facts in `detail`, typed per area); the message is computed from them,
+/// and the renderers read these values, never the text.
+public struct Finding: Codable, Sendable, Hashable {
     /// A stable code of `FindingCode.all` (the README's *Finding codes*), e.g. `APP_ID_WILDCARD`.
     public var code: String
     public var severity: Severity
-    /// One or two sentences naming the bundle or file and what is wrong.
-    public var message: String
+    /// The facts, by area; `message` is their sentence.
+    public var detail: FindingDetail
     /// The archive path (or file) the finding is about.
     public var path: String?
     /// What to do about it.
     public var remedy: String?
 
-    public init(code: String, severity: Severity, message: String, path: String? = nil, remedy: String? = nil) {
+    /// One or two sentences naming the bundle or file and what is wrong, from `detail`.
+    public var message: String { detail.message }
+
+    public init(code: String, severity: Severity, detail: FindingDetail, path: String? = nil, remedy: String? = nil) {
         self.code = code
         self.severity = severity
-        self.message = message
+        self.detail = detail
         self.path = path
         self.remedy = remedy
     }
 
     /// A finding with the catalogue's severity and remedy for `code`.
-    public init(_ code: FindingCode, message: String, path: String? = nil, severity: Severity? = nil, remedy: String? = nil) {
+    public init(_ code: FindingCode, _ detail: FindingDetail, path: String? = nil, severity: Severity? = nil, remedy: String? = nil) {
         self.init(
-            code: code.rawValue, severity: severity ?? code.severity, message: message, path: path,
+            code: code.rawValue, severity: severity ?? code.severity, detail: detail, path: path,
             remedy: remedy ?? code.remedy)
+    }
+
+    /// A finding whose facts are not typed (`FindingDetail.text`): one read back from JSON, or
+    /// of an area that has no detail type yet.
+    public init(code: String, severity: Severity, message: String, path: String? = nil, remedy: String? = nil) {
+        self.init(code: code, severity: severity, detail: .text(message), path: path, remedy: remedy)
+    }
+
+    /// A finding with the catalogue's severity and remedy for `code` and an untyped message.
+    public init(_ code: FindingCode, message: String, path: String? = nil, severity: Severity? = nil, remedy: String? = nil) {
+        self.init(code, .text(message), path: path, severity: severity, remedy: remedy)
     }
 
     enum CodingKeys: String, CodingKey {
         case code, severity, message, path, remedy
+    }
+
+    /// JSON carries the message, not the facts: a finding read back has a `.text` detail.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            code: try container.decode(String.self, forKey: .code),
+            severity: try container.decode(Severity.self, forKey: .severity),
+            message: try container.decode(String.self, forKey: .message),
+            path: try container.decodeIfPresent(String.self, forKey: .path),
+            remedy: try container.decodeIfPresent(String.self, forKey: .remedy))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(code, forKey: .code)
+        try container.encode(severity, forKey: .severity)
+        try container.encode(message, forKey: .message)
+        try container.encodeIfPresent(path, forKey: .path)
+        try container.encodeIfPresent(remedy, forKey: .remedy)
+    }
+
+    /// Two findings are equal when they say the same (code, severity, message, path, remedy),
+    /// so a report read back from JSON equals the one written.
+    public static func == (lhs: Finding, rhs: Finding) -> Bool {
+        (lhs.code, lhs.severity, lhs.message, lhs.path, lhs.remedy) == (rhs.code, rhs.severity, rhs.message, rhs.path, rhs.remedy)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(severity)
+        hasher.combine(message)
+        hasher.combine(path)
+        hasher.combine(remedy)
     }
 }
 

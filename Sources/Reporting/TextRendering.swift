@@ -163,7 +163,7 @@ public enum TextRendering {
     /// A finding with its message and remedy escaped.
     public static func escaped(_ finding: Finding) -> Finding {
         var copy = finding
-        copy.message = escaped(finding.message)
+        copy.detail = .text(escaped(finding.message))
         copy.remedy = finding.remedy.map(escaped)
         return copy
     }

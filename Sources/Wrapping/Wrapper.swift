@@ -17,7 +17,7 @@ public enum Wrapper {
     /// Which of the files `wrap` adds the app's seal covers, by the rules of its own
     /// CodeResources (`rules2`, else `rules`): "MDXPolicy.bundle/Info.plist and … are not sealed".
     /// Nil when the rules leave them all out; a seal that cannot be read is broken all the same.
-    static func brokenSeal(of archive: AppArchive) -> String? {
+    static func brokenSeal(of archive: AppArchive) -> WrappingDetail.SealChange? {
         let path = archive.app.path + "/_CodeSignature/CodeResources"
         let added = [PolicyBundle.folderName + "/Info.plist", PolicyBundle.folderName + "/" + PolicyBundle.policyFileName]
         guard let bytes = try? archive.read(path, maximumSize: 16 << 20), let resources = try? CodeResources(
@@ -25,13 +25,11 @@ public enum Wrapper {
             let rules = resources.rules2 ?? resources.rules, let ruleSet = try? ResourceRuleSet(rules),
             let decisions = try? ruleSet.decide(added.map { ResourceEntry(path: $0, kind: .file) }, mainExecutable: nil)
         else {
-            return "its seal cannot be read to say which files it covers"
+            return .unreadable
         }
         let sealed = decisions.filter { $0.outcome == .sealed || $0.outcome == .nested }.map(\.path)
         guard !sealed.isEmpty else { return nil }
-        return sealed.joined(separator: " and ") + (sealed.count == 1 ? " is" : " are")
-            + " not in the seal, which \(resources.rules2 != nil ? "rules2" : "rules") say must cover "
-            + (sealed.count == 1 ? "it" : "them")
+        return .unsealed(paths: sealed, byRules2: resources.rules2 != nil)
     }
 
     public static func wrap(_ request: WrapRequest, tool: Report.Tool) throws -> WrapOutcome {
@@ -49,19 +47,19 @@ public enum Wrapper {
         let alreadyWrapped = archive.entry(bundlePath) != nil || archive.archive.zip.isFolder(bundlePath)
         if alreadyWrapped && !request.rewrap {
             report.findings.append(Finding(
-                .alreadyWrapped, message: "\(archive.app.path) already holds \(PolicyBundle.folderName)", path: bundlePath))
+                .alreadyWrapped, .wrapping(.alreadyWrapped(appPath: archive.app.path, policyFolder: PolicyBundle.folderName)),
+                path: bundlePath))
         }
         if archive.app.isSigned, request.signing == nil, let broken = brokenSeal(of: archive) {
             report.findings.append(Finding(
                 .signatureInvalidated,
-                message: "\(archive.app.path) is signed (_CodeSignature/CodeResources); adding \(PolicyBundle.folderName) "
-                    + "changes its sealed contents (\(broken)), so the signature no longer matches",
+                .wrapping(.signatureInvalidated(appPath: archive.app.path, policyFolder: PolicyBundle.folderName, seal: broken)),
                 path: archive.app.path + "/_CodeSignature/CodeResources"))
         }
         if let requested = request.mode, requested != template.mode {
             report.findings.append(Finding(
                 .policyModeDiffers,
-                message: "--mode \(requested.rawValue) differs from the \(template.mode.rawValue) mode of the policy '\(templateName)'",
+                .wrapping(.policyModeDiffers(requested: requested, policyMode: template.mode, policyName: templateName)),
                 path: nil))
         }
         report.findings.sort(by: Finding.reportOrder)

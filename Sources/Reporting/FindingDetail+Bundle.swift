@@ -1,0 +1,37 @@
+import AppBundle
+
+/// The facts of the findings about the bundles themselves.
+public enum BundleDetail: Sendable, Hashable {
+    /// `PLATFORM_UNSUPPORTED`.
+    case platformUnsupported(appPath: String, platform: AppPlatform)
+    /// `NESTED_BUNDLE_UNREADABLE`.
+    case nestedBundleUnreadable(bundlePath: String, problem: String)
+    /// `BUNDLE_IDENTIFIER_INVALID`.
+    case bundleIdentifierInvalid(bundlePath: String, problem: String)
+    /// `EXECUTABLE_MISSING`: Info.plist names no executable.
+    case executableNotNamed(bundlePath: String)
+    /// `EXECUTABLE_MISSING`: the named executable is not a file in the bundle.
+    case executableFileMissing(bundlePath: String, name: String, path: String)
+    /// `EXECUTABLE_INVALID`.
+    case executableInvalid(bundlePath: String, reason: String)
+
+    public var message: String {
+        switch self {
+        case .platformUnsupported(let appPath, let platform):
+            "\(appPath) is a \(platform.rawValue) app; MDX wrapping is for iOS and iPadOS apps only, so the iOS checks "
+                + "below do not apply as they would there"
+        case .nestedBundleUnreadable(let bundlePath, let problem):
+            "\(bundlePath): \(problem)"
+        case .bundleIdentifierInvalid(let bundlePath, let problem):
+            "\(bundlePath): \(problem) in its Info.plist"
+        case .executableNotNamed(let bundlePath):
+            "\(bundlePath): its Info.plist names no main executable (CFBundleExecutable is missing); "
+                + "its binary checks (encryption, SDKs) cannot run"
+        case .executableFileMissing(let bundlePath, let name, let path):
+            "\(bundlePath): CFBundleExecutable names '\(name)', but \(path) is not a file in the bundle "
+                + "(nor a symlink to one inside it); its binary checks (encryption, SDKs) cannot run"
+        case .executableInvalid(let bundlePath, let reason):
+            "\(bundlePath): \(reason); its binary checks cannot run"
+        }
+    }
+}
