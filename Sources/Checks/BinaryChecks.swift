@@ -52,7 +52,9 @@ enum BinaryChecks {
         var owners: [String: BundleInfo] = [:]
         for bundle in context.archive.allBundles { owners[bundle.path + "/Frameworks"] = bundle }
         var libraries: [BinaryEvidence] = []
-        for entry in context.archive.archive.zip.entries where entry.kind == .file && entry.fileName.hasSuffix(".dylib") {
+        let dylib = Array(".dylib".utf8)
+        // On the name's bytes: an ASCII suffix is the same in every reading of them.
+        for entry in context.archive.archive.zip.entries where entry.kind == .file && entry.fileNameBytes.suffix(dylib.count).elementsEqual(dylib) {
             let path = entry.path
             guard let slash = path.lastIndex(of: "/"), let bundle = owners[String(path[..<slash])] else { continue }
             var evidence = BinaryEvidence(bundle: bundle, path: path)
@@ -109,7 +111,13 @@ struct AppFiles {
         var ends: [UInt32] = []
         for entry in zip.entries(within: archive.app.path) where entry.kind != .directory {
             entries.append(UInt32(entry.index))
-            names.append(contentsOf: entry.fileName.lowercased().utf8)
+            let bytes = entry.fileNameBytes
+            if bytes.allSatisfy({ $0 < 0x80 }) {
+                // ASCII lowercases byte by byte, as String.lowercased() does it.
+                names.append(contentsOf: bytes.lazy.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 0x20 : $0 })
+            } else {
+                names.append(contentsOf: entry.fileName.lowercased().utf8)
+            }
             ends.append(UInt32(names.count))
         }
         self.entries = entries
@@ -117,17 +125,35 @@ struct AppFiles {
         self.nameEnds = ends
     }
 
-    /// Paths whose lowercased file name satisfies `predicate`.
-    func named(_ predicate: (_ lowercasedName: String) -> Bool) -> [String] {
+    /// Paths whose lowercased file name satisfies `predicate`, which may only hold for names
+    /// that contain one of `needles` (lowercase): an ASCII name without any is passed over
+    /// without building its string (ASCII text matches ASCII text only byte for byte); any other
+    /// name is always asked about, as string comparison follows canonical equivalence.
+    func named(containing needles: [String], _ predicate: (_ lowercasedName: String) -> Bool) -> [String] {
+        // A non-ASCII needle could equal an ASCII name canonically: then every name is asked about.
+        let patterns = needles.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } } ? needles.map { Array($0.utf8) } : nil
         var paths: [String] = []
         var start = 0
         for (position, end) in nameEnds.enumerated() {
-            if predicate(String(decoding: lowercasedNames[start..<Int(end)], as: UTF8.self)) {
+            defer { start = Int(end) }
+            let name = lowercasedNames[start..<Int(end)]
+            if let patterns, name.allSatisfy({ $0 < 0x80 }), !patterns.contains(where: { Self.bytes(name, contain: $0) }) { continue }
+            if predicate(String(decoding: name, as: UTF8.self)) {
                 paths.append(zip.entries[Int(entries[position])].path)
             }
-            start = Int(end)
         }
         return paths
+    }
+
+    private static func bytes(_ bytes: ArraySlice<UInt8>, contain pattern: [UInt8]) -> Bool {
+        guard let first = pattern.first, bytes.count >= pattern.count else { return pattern.isEmpty }
+        var at = bytes.startIndex
+        let last = bytes.endIndex - pattern.count
+        while at <= last {
+            if bytes[at] == first && bytes[at..<(at + pattern.count)].elementsEqual(pattern) { return true }
+            at += 1
+        }
+        return false
     }
 
     func contains(_ path: String) -> Bool {

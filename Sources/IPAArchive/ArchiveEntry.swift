@@ -44,6 +44,9 @@ public struct ArchiveEntry: Sendable, Hashable {
     /// The last component of the path, without a trailing slash (read as `EntryName.string`
     /// reads names); cheaper than `path` when only the file name matters.
     public var fileName: String { EntryName.decode(store.tree.fileName(ofEntry: index)) }
+    /// The bytes `fileName` is read from, for checks that look at every entry's name and would
+    /// otherwise build a string for each.
+    public var fileNameBytes: ArraySlice<UInt8> { store.tree.fileName(ofEntry: index) }
 
     /// File offset of the local header.
     var localHeaderOffset: UInt64 { table.localHeaderOffsets[index] }

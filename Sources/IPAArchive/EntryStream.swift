@@ -5,15 +5,16 @@ import FormatSupport
 /// the size the central directory declares: more data is a lie (`ARCHIVE_SIZE_MISMATCH`), and a
 /// wrong CRC or a broken deflate stream is `ARCHIVE_DATA_ERROR`.
 final class EntryStream {
-    private let archive: ZipArchive
-    private let entry: ArchiveEntry
+    /// The archive's path, for messages (not the archive: a stream parked in it must not keep it alive).
+    private let archivePath: String
+    let entry: ArchiveEntry
     /// libzip opened on this entry alone; released after `file` is closed.
     private let view: LibzipView
     private let file: OpaquePointer
     private(set) var position: UInt64 = 0
 
     init(archive: ZipArchive, entry: ArchiveEntry) throws(ArchiveError) {
-        self.archive = archive
+        self.archivePath = archive.path
         self.entry = entry
         let view = try archive.libzipView(of: entry)
         guard let file = zip_fopen_index(view.handle, 0, 0) else {
@@ -35,16 +36,16 @@ final class EntryStream {
         let count = buffer.withUnsafeMutableBytes { zip_fread(file, $0.baseAddress, UInt64(wanted)) }
         if count < 0 {
             let message = String(cString: zip_error_strerror(zip_file_get_error(file)))
-            throw .dataError(archive: archive.path, entry: "\(entry.name)", reason: message)
+            throw .dataError(archive: archivePath, entry: "\(entry.name)", reason: message)
         }
         if UInt64(count) > remaining {
             throw .sizeMismatch(
-                archive: archive.path, entry: "\(entry.name)",
+                archive: archivePath, entry: "\(entry.name)",
                 reason: "it holds more than the \(entry.uncompressedSize) bytes it declares")
         }
         if count == 0 && remaining > 0 {
             throw .sizeMismatch(
-                archive: archive.path, entry: "\(entry.name)",
+                archive: archivePath, entry: "\(entry.name)",
                 reason: "it ends after \(position) of the \(entry.uncompressedSize) bytes it declares")
         }
         position += UInt64(count)
@@ -69,7 +70,10 @@ final class EntryStream {
 ///
 /// Stored entries are read in place with `pread`. Compressed entries are inflated forwards; a
 /// read behind the current position starts inflating again from the beginning, so callers should
-/// request ranges in increasing order.
+/// request ranges in increasing order. Several readers of one executable (the binary checks, the
+/// signature summary, the entitlement check) each open their own source: the archive keeps the
+/// ranges they read (`ZipArchive.RecentReads`) and the stream the last one left, so a range read
+/// again, or one further on, is not inflated again from the start.
 public final class ArchiveEntrySource: ByteSource {
     public let entry: ArchiveEntry
     private let archive: ZipArchive
@@ -80,6 +84,10 @@ public final class ArchiveEntrySource: ByteSource {
         self.entry = entry
     }
 
+    deinit {
+        if let stream { archive.recentReads.park(stream) }
+    }
+
     public var size: UInt64 { entry.uncompressedSize }
 
     public func read(offset: UInt64, count: Int) throws -> [UInt8] {
@@ -88,8 +96,11 @@ public final class ArchiveEntrySource: ByteSource {
         if entry.method == 0 {
             return try archive.file.read(offset: entry.dataOffset + offset, count: count)
         }
+        if let bytes = archive.recentReads.bytes(entry: entry.index, offset: offset, count: count) {
+            return bytes
+        }
         if stream == nil || (stream?.position ?? 0) > offset {
-            stream = try EntryStream(archive: archive, entry: entry)
+            stream = try archive.recentReads.takeStream(entry: entry.index, atMost: offset) ?? EntryStream(archive: archive, entry: entry)
         }
         guard let stream else { return [] }
         try stream.skip(offset - stream.position)
@@ -106,6 +117,55 @@ public final class ArchiveEntrySource: ByteSource {
             result.replaceSubrange(filled..<(filled + got), with: chunk[0..<got])
             filled += got
         }
+        archive.recentReads.keep(result, entry: entry.index, offset: offset)
         return result
+    }
+}
+
+extension ZipArchive {
+    /// What readers of compressed entries leave behind for the next reader of the same entry: the
+    /// last few ranges read (at most `maximumBytes` in all, each one whole, inflated and checked
+    /// against the declared size as it was read), and the stream the last closed source left at
+    /// its position.
+    struct RecentReads {
+        static let maximumBytes = 4 << 20
+        static let maximumRanges = 16
+
+        private var ranges: [(entry: Int, offset: UInt64, bytes: [UInt8])] = []
+        private var byteCount = 0
+        /// Streams left by closed sources, one per entry, the latest last.
+        private var parked: [EntryStream] = []
+        static let maximumParked = 4
+
+        /// A copy of `count` bytes at `offset` of `entry` when a kept range holds them.
+        func bytes(entry: Int, offset: UInt64, count: Int) -> [UInt8]? {
+            for range in ranges.reversed() where range.entry == entry && range.offset <= offset {
+                let start = offset - range.offset
+                guard start + UInt64(count) <= UInt64(range.bytes.count) else { continue }
+                return Array(range.bytes[Int(start)..<(Int(start) + count)])
+            }
+            return nil
+        }
+
+        mutating func keep(_ bytes: [UInt8], entry: Int, offset: UInt64) {
+            guard bytes.count <= Self.maximumBytes / 2 else { return }
+            ranges.append((entry, offset, bytes))
+            byteCount += bytes.count
+            while byteCount > Self.maximumBytes || ranges.count > Self.maximumRanges {
+                byteCount -= ranges.removeFirst().bytes.count
+            }
+        }
+
+        mutating func park(_ stream: EntryStream) {
+            parked.removeAll { $0.entry.index == stream.entry.index }
+            parked.append(stream)
+            if parked.count > Self.maximumParked { parked.removeFirst() }
+        }
+
+        /// The stream parked on `entry` when it is no further than `offset`.
+        mutating func takeStream(entry: Int, atMost offset: UInt64) -> EntryStream? {
+            guard let at = parked.firstIndex(where: { $0.entry.index == entry && $0.position <= offset }) else { return nil }
+            return parked.remove(at: at)
+        }
     }
 }

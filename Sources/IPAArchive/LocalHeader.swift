@@ -24,7 +24,10 @@ enum LocalHeader {
         let wanted = ZipSignature.localHeaderSize + record.name.count + extraReadAhead
         let available = Int(min(UInt64(wanted), file.size - offset))
         do {
-            var header = try file.reader(at: offset, count: available)
+            // Past a large entry's header lies its data, not the next header: read no further.
+            var header = try file.reader(
+                at: offset, count: available,
+                readAhead: record.compressedSize < UInt64(ReadAheadFile.readAhead) ? ReadAheadFile.readAhead : 0)
             guard try header.readUInt32(.little) == ZipSignature.localHeader else {
                 throw ArchiveError.corrupt(archive: archive, reason: "entry '\(entry)' has no local header at offset \(offset)")
             }
@@ -157,10 +160,10 @@ struct ReadAheadFile {
 
     /// A reader over exactly `count` bytes at `offset` (which must lie inside the file); its
     /// offsets start at its `lowerBound`.
-    mutating func reader(at offset: UInt64, count: Int) throws -> ByteReader {
+    mutating func reader(at offset: UInt64, count: Int, readAhead: Int = Self.readAhead) throws -> ByteReader {
         try file.checkRange(offset: offset, count: count)
         if offset < windowStart || offset - windowStart + UInt64(count) > UInt64(window.count) {
-            let length = min(UInt64(count + Self.readAhead), file.size - offset)
+            let length = min(UInt64(count + readAhead), file.size - offset)
             window = ByteReader(try file.read(offset: offset, count: Int(length)))
             windowStart = offset
         }

@@ -48,6 +48,8 @@ public final class ZipArchive {
     /// The first resource limit this input hit. Readers that turn a failed read into a finding
     /// still leave it here, so `checkLimits()` refuses the input as a whole.
     public private(set) var exceededLimit: ArchiveError?
+    /// Ranges of compressed entries read lately, and the last stream left open (see `ArchiveEntrySource`).
+    var recentReads = RecentReads()
 
     /// Largest symlink target accepted (PATH_MAX on Darwin).
     static let maximumSymlinkTarget = 1024

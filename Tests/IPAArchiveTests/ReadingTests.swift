@@ -68,6 +68,56 @@ import TestSupport
         }
     }
 
+    /// Sources of one compressed entry opened one after another (as the binary checks, the
+    /// signature summary and the entitlement check open them) share what was read: ranges read
+    /// again and ranges further on give the entry's bytes, also interleaved with another entry and
+    /// with a source still open, and a damaged entry fails every reader, not only the first.
+    @Test func sourcesOfOneCompressedEntryShareWhatWasRead() throws {
+        let scratch = try ScratchDirectory("read")
+        var builder = ZipBuilder()
+        let content = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ $0 >> 7) }
+        let other = (0..<90_000).map { UInt8(truncatingIfNeeded: $0 &* 3) }
+        builder.directory("Payload/A.app/")
+        builder.file("Payload/A.app/A", content, compression: .deflate)
+        builder.file("Payload/A.app/B", other, compression: .deflate)
+        let archive = try IPAArchive(path: try scratch.write("A.ipa", builder.bytes()))
+        let a = try #require(archive.appEntry("A"))
+        let b = try #require(archive.appEntry("B"))
+        func expectRange(_ source: ArchiveEntrySource, _ offset: Int, _ count: Int, of bytes: [UInt8]) throws {
+            #expect(try source.read(offset: UInt64(offset), count: count) == Array(bytes[offset..<(offset + count)]))
+        }
+        do {
+            let first = archive.zip.byteSource(for: a)
+            try expectRange(first, 0, 64, of: content)
+            try expectRange(first, 200_000, 5_000, of: content)
+        }
+        let open = archive.zip.byteSource(for: a)
+        try expectRange(open, 100, 10, of: content)
+        for _ in 0..<2 {
+            let again = archive.zip.byteSource(for: a)
+            try expectRange(again, 0, 64, of: content)  // kept
+            try expectRange(again, 201_000, 1_000, of: content)  // inside a kept range
+            try expectRange(again, 250_000, 50_000, of: content)  // further on
+            try expectRange(again, 10, 20, of: content)  // behind: inflated again
+            let interleaved = archive.zip.byteSource(for: b)
+            try expectRange(interleaved, 80_000, 10_000, of: other)
+            try expectRange(open, 299_000, 1_000, of: content)
+        }
+
+        // The same entry with its data damaged: every reader is refused, none served from a kept range.
+        var damaged = builder.bytes()
+        // The first copy of the name is the local header's; the data follows it (and a short extra field, if any).
+        let name = Array("Payload/A.app/A".utf8)
+        let nameAt = try #require((0...(damaged.count - name.count)).first { damaged[$0..<($0 + name.count)].elementsEqual(name) })
+        let dataStart = nameAt + name.count
+        for at in (dataStart + 1_000)..<(dataStart + 1_100) { damaged[at] ^= 0x5A }
+        let broken = try IPAArchive(path: try scratch.write("Broken.ipa", damaged))
+        let entry = try #require(broken.appEntry("A"))
+        for _ in 0..<2 {
+            #expect(throws: (any Error).self) { try broken.zip.byteSource(for: entry).read(offset: 290_000, count: 100) }
+        }
+    }
+
     @Test func refusesTheIsignNotAnAppFixture() throws {
         #expect(throws: ArchiveError.noApp(archive: Fixtures.path("isign/NotAnApp.ipa"))) {
             try IPAArchive(path: Fixtures.path("isign/NotAnApp.ipa"))
