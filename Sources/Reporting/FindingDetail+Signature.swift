@@ -5,32 +5,32 @@ public enum SignatureDetail: Sendable, Hashable {
     /// `SIGNATURE_MISSING`: a bundle without a main executable to carry a signature.
     case noExecutable(bundle: String)
     /// `SIGNATURE_MISSING`: a Mach-O (or one slice of it) without a code signature.
-    case unsigned(code: SignedCode)
+    case unsigned(code: CodeReference)
     /// `SIGNATURE_MISSING`: a signed bundle without `_CodeSignature/CodeResources`.
     case noCodeResources(bundle: String)
     /// `SIGNATURE_MALFORMED`: the executable is not a Mach-O that can be read.
     case unreadableMachO(file: String, problem: String)
     /// `SIGNATURE_MALFORMED`: a slice's code signature cannot be read.
-    case unreadableSignature(code: SignedCode, problem: String)
+    case unreadableSignature(code: CodeReference, problem: String)
     /// `SIGNATURE_MALFORMED`: CodeResources cannot be read as a seal.
     case unreadableCodeResources(bundle: String, problem: String)
     /// `SIGNATURE_MALFORMED`: CodeResources was read but the bundle cannot be checked against it.
     case uncheckableCodeResources(bundle: String, errorCode: String, problem: String)
     /// `SIGNATURE_PAGE_HASH_MISMATCH`: the CodeDirectory's page count does not fit the code.
-    case pageCount(code: SignedCode, directory: CodeDirectoryReference, problem: String)
+    case pageCount(code: CodeReference, directory: CodeDirectoryReference, problem: String)
     /// `SIGNATURE_PAGE_HASH_MISMATCH`: these code pages (0-based) differ from their hashes.
-    case pagesDiffer(code: SignedCode, directory: CodeDirectoryReference, pages: [Int], pageCount: Int)
+    case pagesDiffer(code: CodeReference, directory: CodeDirectoryReference, pages: [Int], pageCount: Int)
     /// `SIGNATURE_SPECIAL_SLOT_MISMATCH`: a sealed special-slot item (Info.plist, the requirements...) is absent.
-    case specialSlotItemMissing(code: SignedCode, item: String, hashType: String)
+    case specialSlotItemMissing(code: CodeReference, item: String, hashType: String)
     /// `SIGNATURE_SPECIAL_SLOT_MISMATCH`: a special-slot item differs from its hash.
-    case specialSlotItemDiffers(code: SignedCode, item: String, hashType: String, slot: Int)
+    case specialSlotItemDiffers(code: CodeReference, item: String, hashType: String, slot: Int)
     /// `SIGNATURE_CMS_INVALID`: the CMS blob cannot be parsed.
-    case cmsUnreadable(code: SignedCode, errorCode: String, problem: String)
+    case cmsUnreadable(code: CodeReference, errorCode: String, problem: String)
     /// `SIGNATURE_CMS_INVALID`, `SIGNATURE_CHAIN_INCOMPLETE`, `SIGNATURE_CERTIFICATE_EXPIRED`: what
     /// the CMS verification found (digest, signature, chain or validity).
-    case cmsProblem(code: SignedCode, problem: String)
+    case cmsProblem(code: CodeReference, problem: String)
     /// `SIGNATURE_CMS_INVALID`: the CDHashes (or CDHashes2) attribute does not list the CodeDirectories.
-    case cdHashesNotListed(code: SignedCode, attribute: String)
+    case cdHashesNotListed(code: CodeReference, attribute: String)
     /// `SIGNATURE_SEAL_BROKEN`, `SIGNATURE_SEALED_FILE_MISSING`, `SIGNATURE_UNSEALED_FILE`,
     /// `SIGNATURE_NESTED_MISMATCH`: one file differs from the bundle's seal.
     case sealDiffers(bundle: String, difference: String)
@@ -38,7 +38,7 @@ public enum SignatureDetail: Sendable, Hashable {
     /// ones its parent sealed (the first differences, and how many in all).
     case nestedCodeSwapped(bundle: String, nested: String, differences: [String])
     /// `SIGNATURE_IDENTIFIER_MISMATCH`.
-    case identifierMismatch(code: SignedCode, identifier: String, bundleID: String)
+    case identifierMismatch(code: CodeReference, identifier: String, bundleID: String)
     /// `SIGNATURE_TEAM_MISMATCH`: signed by another team than the app (`nil`: the app's is unknown).
     case teamMismatch(bundle: String, team: String, appTeam: String?)
     /// `SIGNATURE_AD_HOC`.
@@ -106,7 +106,7 @@ public enum SignatureDetail: Sendable, Hashable {
 }
 
 /// A signed Mach-O, or one architecture's slice of it (named when the file has more than one).
-public struct SignedCode: Sendable, Hashable, CustomStringConvertible {
+public struct CodeReference: Sendable, Hashable, CustomStringConvertible {
     /// The archive path of the Mach-O file.
     public var path: String
     /// The slice's architecture, when the file is universal.

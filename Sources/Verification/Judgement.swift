@@ -97,7 +97,7 @@ struct Judgement {
         var signedEntitlements: PropertyListDictionary?
         var anySigned = false
         for slice in slices {
-            let label = SignedCode(path: executable, architecture: slices.count > 1 ? slice.architecture : nil)
+            let label = CodeReference(path: executable, architecture: slices.count > 1 ? slice.architecture : nil)
             if let problem = slice.problem {
                 add(.signatureMalformed, .unreadableSignature(code: label, problem: "\(problem)"), path: executable)
                 continue
@@ -147,7 +147,7 @@ struct Judgement {
         return summary
     }
 
-    private mutating func judgePages(_ slice: SliceResult, signature: EmbeddedSignature, label: SignedCode, path: String) {
+    private mutating func judgePages(_ slice: SliceResult, signature: EmbeddedSignature, label: CodeReference, path: String) {
         for (index, directory) in signature.codeDirectories.enumerated() {
             let slot = signature.codeDirectorySlots[index]
             let which = CodeDirectoryReference(hashType: directory.hashType.name, slot: slot)
@@ -163,7 +163,7 @@ struct Judgement {
     }
 
     private mutating func judgeSpecialSlots(
-        _ signature: EmbeddedSignature, prepared: Verifier.PreparedUnit, label: SignedCode, path: String
+        _ signature: EmbeddedSignature, prepared: Verifier.PreparedUnit, label: CodeReference, path: String
     ) {
         let isBundle = prepared.unit.bundle != nil
         let checks: [(CodeDirectory.SpecialSlot, String, [UInt8]?)] = [
@@ -193,7 +193,7 @@ struct Judgement {
     }
 
     /// Checks the CMS blob; returns the leaf certificate.
-    private mutating func judgeCMS(_ signature: EmbeddedSignature, label: SignedCode, path: String) -> Certificate? {
+    private mutating func judgeCMS(_ signature: EmbeddedSignature, label: CodeReference, path: String) -> Certificate? {
         guard let primary = signature.codeDirectory, let bytes = signature.cmsSignature else { return nil }
         let signedData: CMSSignedData
         do {

@@ -53,7 +53,7 @@ import TestSupport
     }
 
     @Test func signatureFindingsNameTheCodeAndListTheFirstDifferences() {
-        let code = SignedCode(path: "Payload/A.app/A", architecture: "arm64")
+        let code = CodeReference(path: "Payload/A.app/A", architecture: "arm64")
         let directory = CodeDirectoryReference(hashType: "SHA-256", slot: 0x1000)
         let pages = Finding(
             .signaturePageHashMismatch, .signature(.pagesDiffer(code: code, directory: directory, pages: Array(0..<7), pageCount: 40)))
@@ -63,6 +63,6 @@ import TestSupport
         #expect(swapped.message == "Payload/A.app: Frameworks/K.framework is validly signed but is not the code this bundle sealed (a; b; c; 2 more)")
         #expect(SignatureDetail.teamMismatch(bundle: "Payload/A.app/PlugIns/E.appex", team: "T1", appTeam: nil).message
             == "Payload/A.app/PlugIns/E.appex is signed by team T1, the app by team ?")
-        #expect(SignedCode(path: "Payload/A.app/A").description == "Payload/A.app/A")
+        #expect(CodeReference(path: "Payload/A.app/A").description == "Payload/A.app/A")
     }
 }
