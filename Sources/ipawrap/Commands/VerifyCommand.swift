@@ -65,7 +65,7 @@ struct VerifyCommand: ParsableCommand {
         }
         lines.append("")
         // Messages quote file names from the archive: escaped like every human-readable output.
-        lines.append(contentsOf: TextRendering.findings(report.findings.map(Terminal.escaped), style: style))
+        lines.append(contentsOf: TextRendering.findings(report.findings, style: style))
         return lines.joined(separator: "\n")
     }
 }
