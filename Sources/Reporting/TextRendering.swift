@@ -5,84 +5,38 @@ import Foundation
 /// cannot rewrite the terminal. Reads the typed report only; colour comes from `Style`.
 public enum TextRendering {
     /// The report for people. Every string from the app (names, paths, messages quoting
-    /// Info.plist values) has its control characters escaped, so it cannot rewrite the terminal.
+    /// Info.plist values) has its control characters escaped where it is written, so it cannot
+    /// rewrite the terminal; the report's own enums and numbers need none.
     public static func report(_ report: Report, style: Style = .standardOutput) -> String {
-        guard let escaped = escapingControlCharacters(report) else {
-            // Not expected: the report always reads back. Then no colour, and the whole text escaped.
-            return unescapedText(report, style: Style(enabled: false)).split(separator: "\n", omittingEmptySubsequences: false)
-                .map { escaped(String($0)) }.joined(separator: "\n")
-        }
-        return unescapedText(escaped, style: style)
-    }
-
-    /// `report` with every control character in its strings replaced by its `\u{1B}` form (JSON
-    /// keeps them as JSON escapes; this is for text), or nil if it does not read back.
-    public static func escapingControlCharacters(_ report: Report) -> Report? {
-        guard let encoded = try? ReportJSON.encoder(.compact).encode(report) else { return nil }
-        let json = String(decoding: encoded, as: UTF8.self)
-        // Compact JSON has control characters only inside strings, as \n, \t... or \u00XX
-        // escapes; C1 controls and DEL appear raw.
-        var output = String.UnicodeScalarView()
-        var scalars = json.unicodeScalars.makeIterator()
-        func appendEscaped(_ value: UInt32) {
-            output.append(contentsOf: "\\\\u{\(String(value, radix: 16, uppercase: true))}".unicodeScalars)
-        }
-        while let scalar = scalars.next() {
-            if scalar == "\\", let next = scalars.next() {
-                let simple: [Unicode.Scalar: UInt32] = ["n": 0x0A, "r": 0x0D, "t": 0x09, "b": 0x08, "f": 0x0C]
-                if let value = simple[next] {
-                    appendEscaped(value)
-                } else if next == "u" {
-                    var hex = String.UnicodeScalarView()
-                    for _ in 0..<4 { if let digit = scalars.next() { hex.append(digit) } }
-                    if let value = UInt32(String(hex), radix: 16), value < 0x20 || (0x7F...0x9F).contains(value) {
-                        appendEscaped(value)
-                    } else {
-                        output.append(contentsOf: "\\u".unicodeScalars)
-                        output.append(contentsOf: hex)
-                    }
-                } else {
-                    output.append(scalar)
-                    output.append(next)
-                }
-            } else if (0x7F...0x9F).contains(scalar.value) {
-                appendEscaped(scalar.value)
-            } else {
-                output.append(scalar)
-            }
-        }
-        return try? ReportJSON.decoder().decode(Report.self, from: Data(String(output).utf8))
-    }
-
-    private static func unescapedText(_ report: Report, style: Style) -> String {
+        let e = escaped as (String) -> String
         var lines: [String] = []
         let app = report.app
         let name = app.name ?? app.path.split(separator: "/").last.map(String.init) ?? app.path
-        var title = style.bold(name)
-        if let id = app.bundleId { title += "  \(id)" }
-        if let version = app.version { title += "  \(version)" + (app.build.map { " (\($0))" } ?? "") }
+        var title = style.bold(e(name))
+        if let id = app.bundleId { title += "  \(e(id))" }
+        if let version = app.version { title += "  \(e(version))" + (app.build.map { " (\(e($0)))" } ?? "") }
         let platform = app.platform
         if let minimum = app.minimumOS {
-            title += "  \(platform.osName) \(minimum)+" + (platform == .iPadOSOnly ? " (iPad only)" : "")
+            title += "  \(platform.osName) \(e(minimum))+" + (platform == .iPadOSOnly ? " (iPad only)" : "")
         } else if platform != .iOS {
             title += "  \(platform.rawValue)"
         }
         lines.append(title)
-        lines.append(row("Archive", "\(report.input.path), \(report.input.entries) entries, \(report.input.size) bytes"
+        lines.append(row("Archive", "\(e(report.input.path)), \(report.input.entries) entries, \(report.input.size) bytes"
             + (report.input.sha256.map { ", sha256 \($0)" } ?? "")))
-        lines.append(row("App", "\(app.path) (Info.plist: \(app.infoPlistFormat.rawValue))"))
+        lines.append(row("App", "\(e(app.path)) (Info.plist: \(app.infoPlistFormat.rawValue))"))
         if !report.input.rootItems.isEmpty {
-            lines.append(row("Beside app", report.input.rootItems.joined(separator: ", ")))
+            lines.append(row("Beside app", e(report.input.rootItems.joined(separator: ", "))))
         }
         if let executable = app.executable {
-            var text = "\(executable.path.split(separator: "/").last ?? "")  \(executable.architectures.joined(separator: ", "))"
-            if let minOS = executable.minOS { text += "  min \(platform.osName) \(minOS)" }
-            if executable.minOS != nil { text += ", SDK \(executable.sdk ?? "unknown")" }
+            var text = "\(e(String(executable.path.split(separator: "/").last ?? "")))  \(e(executable.architectures.joined(separator: ", ")))"
+            if let minOS = executable.minOS { text += "  min \(platform.osName) \(e(minOS))" }
+            if executable.minOS != nil { text += ", SDK \(e(executable.sdk ?? "unknown"))" }
             text += executable.encrypted ? "  " + style.red("App Store encrypted") : "  not encrypted"
             lines.append(row("Executable", text))
         }
         if let icon = report.icon {
-            lines.append(row("Icon", "\(icon.path)  \(icon.width)x\(icon.height) \(icon.format.rawValue), from \(icon.source.rawValue)"))
+            lines.append(row("Icon", "\(e(icon.path))  \(icon.width)x\(icon.height) \(icon.format.rawValue), from \(icon.source.rawValue)"))
         } else {
             lines.append(row("Icon", style.red("none")))
         }
@@ -92,15 +46,15 @@ public enum TextRendering {
         let nested = report.bundles.filter { $0.kind != .app }
         lines.append(row("Bundles", nested.isEmpty ? "no nested bundles" : "\(nested.count) nested"))
         for bundle in nested {
-            lines.append("    \(bundle.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(bundle.path)"
-                + (bundle.bundleId.map { "  \($0)" } ?? "") + (bundle.version.map { "  \($0)" } ?? "")
+            lines.append("    \(bundle.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(e(bundle.path))"
+                + (bundle.bundleId.map { "  \(e($0))" } ?? "") + (bundle.version.map { "  \(e($0))" } ?? "")
                 + (bundle.signature.map { "  (\(describe($0)))" } ?? ""))
         }
         if !report.sdks.isEmpty {
-            lines.append(row("SDKs", report.sdks.map { "\($0.framework) \($0.version ?? "?") (\($0.family))" }.joined(separator: ", ")))
+            lines.append(row("SDKs", e(report.sdks.map { "\($0.framework) \($0.version ?? "?") (\($0.family))" }.joined(separator: ", "))))
         }
         for profile in report.profiles {
-            var text = "\(profile.bundlePath.split(separator: "/").last ?? ""): \(profile.appIdentifier ?? "?")"
+            var text = e("\(profile.bundlePath.split(separator: "/").last ?? ""): \(profile.appIdentifier ?? "?")")
             if let kind = profile.kind { text += ", \(kind.rawValue)" }
             if let expiry = profile.expirationDate { text += ", expires \(ReportJSON.timestamp(expiry))" }
             text += " (\(profile.source.rawValue))"
@@ -111,6 +65,7 @@ public enum TextRendering {
         return lines.joined(separator: "\n")
     }
 
+    /// The findings block: a count, then each finding and its remedy, escaped for the terminal.
     public static func findings(_ findings: [Finding], style: Style) -> [String] {
         let errors = findings.filter { $0.severity == .error }.count
         let warnings = findings.filter { $0.severity == .warning }.count
@@ -122,20 +77,21 @@ public enum TextRendering {
             case .warning: style.yellow("warning")
             case .info: style.dim("info   ")
             }
-            lines.append("  \(label) \(style.bold(finding.code)): \(finding.message)")
-            if let remedy = finding.remedy { lines.append("          " + style.dim("→ " + remedy)) }
+            lines.append("  \(label) \(style.bold(escaped(finding.code))): \(escaped(finding.message))")
+            if let remedy = finding.remedy { lines.append("          " + style.dim("→ " + escaped(remedy))) }
         }
         return lines
     }
 
-    /// "signed, team T, cdhash …, SHA-256, by CN (expires …)", "ad hoc, cdhash …" or "unsigned".
+    /// "signed, team T, cdhash …, SHA-256, by CN (expires …)", "ad hoc, cdhash …" or "unsigned",
+    /// escaped for the terminal.
     public static func describe(_ signature: Report.Signature) -> String {
         guard signature.signed else { return "unsigned" }
-        var parts = [signature.adHoc ? "ad hoc" : "signed, team \(signature.teamId ?? "?")"]
+        var parts = [signature.adHoc ? "ad hoc" : "signed, team \(escaped(signature.teamId ?? "?"))"]
         if let cdhash = signature.cdhash { parts.append("cdhash \(cdhash)") }
         if !signature.hashTypes.isEmpty { parts.append(signature.hashTypes.joined(separator: "+")) }
         if let subject = signature.certificateSubject {
-            parts.append("by \(subject)" + (signature.certificateExpiry.map { " (expires \(ReportJSON.timestamp($0)))" } ?? ""))
+            parts.append("by \(escaped(subject))" + (signature.certificateExpiry.map { " (expires \(ReportJSON.timestamp($0)))" } ?? ""))
         }
         return parts.joined(separator: ", ")
     }
@@ -158,14 +114,6 @@ public enum TextRendering {
             }
         }
         return result
-    }
-
-    /// A finding with its message and remedy escaped.
-    public static func escaped(_ finding: Finding) -> Finding {
-        var copy = finding
-        copy.detail = .text(escaped(finding.message))
-        copy.remedy = finding.remedy.map(escaped)
-        return copy
     }
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {

@@ -226,6 +226,9 @@ import TestSupport
             ["inspect", input, "--no-such-option"],
             ["icon", input, "-o"],
             ["inspect", input, "--max-entries", "many"],
+            // One date parser for every --at: a bad date is the same usage error everywhere.
+            ["verify", input, "--at", "2026-13-45"],
+            ["check", input, "--at", "yesterday"],
             ["batch", "wrap", input],
             ["frobnicate"],
         ]

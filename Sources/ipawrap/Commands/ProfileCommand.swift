@@ -99,7 +99,7 @@ struct ProfileShowCommand: ParsableCommand {
             + (container.signedBy.isEmpty ? "" : ", signed by \(container.signedBy.joined(separator: ", "))")
             + " (signature not verified)"))
         lines.append("")
-        lines.append(contentsOf: TextRendering.findings(summary.findings.map(Terminal.escaped), style: style))
+        lines.append(contentsOf: TextRendering.findings(summary.findings, style: style))
         return lines.joined(separator: "\n")
     }
 

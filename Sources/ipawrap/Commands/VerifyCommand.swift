@@ -24,32 +24,21 @@ struct VerifyCommand: ParsableCommand {
     @Flag(help: "Print the report as JSON.")
     var json = false
 
-    @Option(help: "Judge certificate validity at this date (YYYY-MM-DD or ISO 8601) instead of now.")
-    var at: String?
+    @Option(help: ArgumentHelp(
+        "Judge certificate validity at this date (YYYY-MM-DD or ISO 8601) instead of now.", valueName: "at"),
+        transform: ArgumentValues.date)
+    var at: Date?
 
     @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
-    func validate() throws {
-        if let at, Self.date(at) == nil {
-            throw ValidationError("--at \(at) is not a date (YYYY-MM-DD or ISO 8601, e.g. 2026-01-31T12:00:00Z)")
-        }
-    }
-
     func run() throws {
         let intact = try reportingErrors(json: json ? ipa : nil) {
-            let date = at.flatMap(Self.date) ?? Date()
+            let date = at ?? Date()
             let report = try Verifier.verify(archive: ipa, at: date, limits: limits.limits)
             print(json ? try Self.json(report) : Self.text(report))
             return report.isIntact
         }
         if !intact { throw ExitCode(1) }
-    }
-
-    static func date(_ text: String) -> Date? {
-        if let full = ISO8601DateFormatter().date(from: text) { return full }
-        let day = ISO8601DateFormatter()
-        day.formatOptions = [.withFullDate]
-        return day.date(from: text)
     }
 
     static func json(_ report: VerificationReport) throws -> String {
@@ -76,7 +65,7 @@ struct VerifyCommand: ParsableCommand {
         }
         lines.append("")
         // Messages quote file names from the archive: escaped like every human-readable output.
-        lines.append(contentsOf: TextRendering.findings(report.findings.map(Terminal.escaped), style: style))
+        lines.append(contentsOf: TextRendering.findings(report.findings, style: style))
         return lines.joined(separator: "\n")
     }
 }

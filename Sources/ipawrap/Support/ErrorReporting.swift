@@ -87,11 +87,6 @@ enum Terminal {
     static func escaped(_ text: String) -> String {
         TextRendering.escaped(text)
     }
-
-    /// A finding with its message and remedy escaped.
-    static func escaped(_ finding: Finding) -> Finding {
-        TextRendering.escaped(finding)
-    }
 }
 
 extension IPAWrap {

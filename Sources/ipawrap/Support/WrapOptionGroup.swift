@@ -21,7 +21,7 @@ struct WrapOptionGroup: ParsableArguments {
         WrapRequest(
             input: input, output: output, format: self.output.format, checks: try checks.checkOptions(), limits: limits.limits,
             template: policy.template, policyFile: policy.policy,
-            overrides: try policy.overrides.map { try PolicyOverride(argument: $0) }, mode: policy.mode, rewrap: policy.rewrap,
+            overrides: try policy.overrides.map { try $0.parsed.get() }, mode: policy.mode, rewrap: policy.rewrap,
             toolData: try checks.toolData(templatesPath: templates.templates),
             repack: RepackOptions(timestamp: try NewEntryTimestamp.parse(self.output.timestamp), synchronize: self.output.fsync))
     }
@@ -37,7 +37,7 @@ struct WrapPolicyOptions: ParsableArguments {
 
     @Option(name: .customLong("set"), help: ArgumentHelp(
         "Set a policy's default, checked against its type; repeatable.", valueName: "NAME=VALUE"))
-    var overrides: [String] = []
+    var overrides: [PolicyOverrideArgument] = []
 
     @Option(help: "The app mode, premium or general (default: the template's mode).")
     var mode: AppMode?
@@ -87,5 +87,16 @@ extension NewEntryTimestamp {
             }
             return .secondsSince1970(seconds)
         }
+    }
+}
+
+/// `--set NAME=VALUE`, split once, when the arguments are parsed. A malformed value keeps its error,
+/// thrown where the request is built, so it stays the documented `POLICY_SET_SYNTAX` (exit 64) rather
+/// than the parser's generic usage error.
+struct PolicyOverrideArgument: ExpressibleByArgument, Equatable, Sendable {
+    let parsed: Result<PolicyOverride, PolicyOverrideError>
+
+    init(argument: String) {
+        parsed = Result { () throws(PolicyOverrideError) in try PolicyOverride(argument: argument) }
     }
 }
