@@ -218,9 +218,11 @@ public struct AppFolder: Sendable {
 }
 
 /// A regular file as the walk of an app folder saw it (by `lstat`). Packing opens it once,
-/// without following a symlink or blocking on a FIFO, and reads it only through that descriptor
-/// and only if it is still this file: one swapped after the walk (for a symlink to
-/// `/etc/shadow`, a FIFO, another file) is refused, never read.
+/// without following a symlink in its last component or blocking on a FIFO, and reads it only
+/// through that descriptor and only if it is still this file (device, inode, size): one swapped
+/// after the walk (for a symlink to `/etc/shadow`, a FIFO, another file) is refused, never read.
+/// A parent folder swapped for a symlink is followed by `open` (the last component alone is
+/// `O_NOFOLLOW`), so such a file is opened, then refused by the identity check, still unread.
 struct WalkedFile: Sendable, Equatable {
     /// The folder given, and the entry's name in the archive, for messages.
     var folder: String
