@@ -239,6 +239,21 @@ struct WalkedFile: Sendable, Equatable {
         size = UInt64(info.st_size)
     }
 
+    /// Bytes of this file through the descriptor `open` gave. A read cut short because the file
+    /// changed size after it was opened is the same change as one seen at the open
+    /// (`ArchiveError.folderChanged`, exit 65); a read error of an unchanged file stays an I/O error.
+    func read(_ file: FileByteSource, offset: UInt64, count: Int) throws -> [UInt8] {
+        do {
+            return try file.read(offset: offset, count: count)
+        } catch {
+            var info = stat()
+            if fstat(file.descriptor, &info) == 0, UInt64(info.st_size) != size {
+                throw ArchiveError.folderChanged(archive: folder, entry: entry, reason: "its size changed while it was read")
+            }
+            throw error
+        }
+    }
+
     /// The file at `path`, open for reading, if it is still the file the walk saw.
     /// - Throws: `ArchiveError.folderChanged` when it is not (exit 65), `.unreadable` when it
     ///   cannot be opened (74).

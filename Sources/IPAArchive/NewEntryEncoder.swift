@@ -214,6 +214,8 @@ enum NewEntryEncoder {
     private enum OpenedSource {
         case bytes([UInt8])
         case file(FileByteSource)
+        /// A file of an app folder: a read that comes up short means it changed after the walk.
+        case walked(FileByteSource, WalkedFile)
 
         init(_ source: RepackPlan.Added.Source) throws {
             switch source {
@@ -222,7 +224,7 @@ enum NewEntryEncoder {
             case .bytes(let bytes):
                 self = .bytes(bytes)
             case .file(let path, _, let walked?):
-                self = .file(try walked.open(path))
+                self = .walked(try walked.open(path), walked)
             case .file(let path, let size, nil):
                 let file: FileByteSource
                 do {
@@ -240,7 +242,7 @@ enum NewEntryEncoder {
         var size: UInt64 {
             switch self {
             case .bytes(let bytes): UInt64(bytes.count)
-            case .file(let file): file.size
+            case .file(let file), .walked(let file, _): file.size
             }
         }
 
@@ -253,6 +255,8 @@ enum NewEntryEncoder {
                 return Array(bytes[Int(offset)..<Int(offset) + count])
             case .file(let file):
                 return try file.read(offset: offset, count: count)
+            case .walked(let file, let walked):
+                return try walked.read(file, offset: offset, count: count)
             }
         }
     }

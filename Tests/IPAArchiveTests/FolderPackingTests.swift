@@ -75,6 +75,22 @@ import TestSupport
         Self.expectChanged(file, at: path, saying: "removed")
     }
 
+    @Test func aFileThatShrinksAfterItIsOpenedIsAChangeNotAnIOError() throws {
+        let scratch = try ScratchDirectory("folder-packing")
+        let path = try scratch.write("data", Array("walked and more".utf8))
+        let file = try Self.walked(path)
+        let source = try file.open(path)
+        #expect(try file.read(source, offset: 0, count: 6) == Array("walked".utf8))
+        #expect(truncate(path, 3) == 0)
+        do {
+            _ = try file.read(source, offset: 0, count: 15)
+            Issue.record("a read past the new end succeeded")
+        } catch let error as ArchiveError {
+            #expect(error.code == "ARCHIVE_FOLDER_CHANGED")
+            #expect(error.description.contains("its size changed while it was read"), "\(error)")
+        }
+    }
+
     /// A folder with a file large enough for the block deflater (several batches' worth of
     /// blocks would be slow in a debug build: three blocks and a tail) and more small files than
     /// one group holds.
