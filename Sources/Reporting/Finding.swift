@@ -50,13 +50,13 @@ public struct Finding: Codable, Sendable, Hashable {
     }
 
     /// A finding whose facts are not typed (`FindingDetail.text`): one read back from JSON, or
-    /// a test's.
-    public init(code: String, severity: Severity, message: String, path: String? = nil, remedy: String? = nil) {
+    /// a test's. Internal, so a check cannot skip its area's typed detail.
+    init(code: String, severity: Severity, message: String, path: String? = nil, remedy: String? = nil) {
         self.init(code: code, severity: severity, detail: .text(message), path: path, remedy: remedy)
     }
 
-    /// A finding with the catalogue's severity and remedy for `code` and an untyped message.
-    public init(_ code: FindingCode, message: String, path: String? = nil, severity: Severity? = nil, remedy: String? = nil) {
+    /// A finding with the catalogue's severity and remedy for `code` and an untyped message (tests).
+    init(_ code: FindingCode, message: String, path: String? = nil, severity: Severity? = nil, remedy: String? = nil) {
         self.init(code, .text(message), path: path, severity: severity, remedy: remedy)
     }
 

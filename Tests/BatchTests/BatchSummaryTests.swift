@@ -1,7 +1,7 @@
 import Batch
 import Checks
 import Foundation
-import Reporting
+@testable import Reporting
 import Testing
 
 @Suite struct BatchSummaryTests {

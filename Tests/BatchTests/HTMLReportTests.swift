@@ -2,7 +2,7 @@ import Batch
 import Checks
 import Foundation
 import PNG
-import Reporting
+@testable import Reporting
 import Testing
 import TestSupport
 import XMLSupport

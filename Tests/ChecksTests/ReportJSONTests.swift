@@ -1,6 +1,6 @@
 import Checks
 import Foundation
-import Reporting
+@testable import Reporting
 import Testing
 
 /// The typed report's JSON: `@ExplicitNull`, the one date form, and the one expiry rule.

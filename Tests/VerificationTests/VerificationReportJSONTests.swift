@@ -1,5 +1,5 @@
 import Foundation
-import Reporting
+@testable import Reporting
 import Testing
 import Verification
 
