@@ -1,8 +1,19 @@
 import AppBundle
+import PropertyList
 import Reporting
 
 /// App Transport Security findings from the settings (`ATSSettings`, in Reporting) of each bundle.
 extension ATSSettings {
+    /// A bundle's `NSAppTransportSecurity`, read as iOS reads it (`YES`, `1` and `true` count); nil
+    /// when Info.plist has none.
+    init?(_ info: PropertyListDictionary?) {
+        guard let ats = info?["NSAppTransportSecurity"]?.dictionary else { return nil }
+        let present = Self.scopedKeys.map(\.key).filter { ats[$0] != nil }
+        self.init(
+            allowsArbitraryLoads: ats["NSAllowsArbitraryLoads"]?.lenientBool ?? false, scopedKeysPresent: present,
+            scopedKeysEnabled: present.filter { ats[$0]?.lenientBool == true })
+    }
+
     /// `ATS_ARBITRARY_LOADS` or `ATS_WEB_CONTENT_ONLY` for the app and every extension, watch app
     /// and app clip (frameworks' Info.plists do not configure ATS).
     static func apply(_ context: CheckContext, binaries: [BinaryEvidence], to report: inout Report) {

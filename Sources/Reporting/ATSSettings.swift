@@ -1,5 +1,3 @@
-import PropertyList
-
 /// App Transport Security as each supported iOS version applies a bundle's
 /// `NSAppTransportSecurity`: iOS 9 reads only `NSAllowsArbitraryLoads`; iOS 10 and later ignore
 /// it when any of `NSAllowsArbitraryLoadsInWebContent`, `NSAllowsArbitraryLoadsForMedia` or
@@ -30,11 +28,11 @@ public struct ATSSettings: Sendable, Hashable {
         case disabled
     }
 
-    public init?(_ info: PropertyListDictionary?) {
-        guard let ats = info?["NSAppTransportSecurity"]?.dictionary else { return nil }
-        allowsArbitraryLoads = ats["NSAllowsArbitraryLoads"]?.lenientBool ?? false
-        scopedKeysPresent = Self.scopedKeys.map(\.key).filter { ats[$0] != nil }
-        scopedKeysEnabled = scopedKeysPresent.filter { ats[$0]?.lenientBool == true }
+    /// The settings as values; `Checks` reads them from a bundle's Info.plist.
+    public init(allowsArbitraryLoads: Bool, scopedKeysPresent: [String], scopedKeysEnabled: [String]) {
+        self.allowsArbitraryLoads = allowsArbitraryLoads
+        self.scopedKeysPresent = scopedKeysPresent
+        self.scopedKeysEnabled = scopedKeysEnabled
     }
 
     /// Whether iOS 9 matters: the bundle may run on it (or its deployment target is unknown).
