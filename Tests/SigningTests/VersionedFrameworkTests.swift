@@ -93,7 +93,8 @@ import TestSupport
         let output = scratch.path("zsign.ipa")
         let run = try Command.run(
             try ZsignOracle.binary(),
-            ["-k", SigningFixtures.PKCS12.openssl.path, "-p", SigningFixtures.password, "-m", app, "-m", share, "-o", output, input])
+            // `-t`: its own unpacking folder, as `ZsignOracle.sign` gives each run.
+            ["-t", scratch.path, "-k", SigningFixtures.PKCS12.openssl.path, "-p", SigningFixtures.password, "-m", app, "-m", share, "-o", output, input])
         #expect(run.status != 0)
         #expect(run.stdout.contains("Can't parse BundleExecute file"), "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("Kit.framework/Kit"), "\(run.stdout)")

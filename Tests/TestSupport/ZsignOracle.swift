@@ -46,13 +46,19 @@ public enum ZsignOracle {
     /// Signs `input` (an .ipa) into `output` with the identity in `p12` (by default the committed
     /// test distribution identity, `SigningFixtures`) and `profile`; zsign's output is returned
     /// when it fails.
+    ///
+    /// zsign unpacks into `<temp>/zsign_folder_<microseconds>` and removes it when done, so two
+    /// runs started in the same microsecond (parallel tests) would share, and delete, one folder:
+    /// each run gets a temporary folder of its own.
     public static func sign(
         _ input: String, output: String, p12: String = SigningFixtures.PKCS12.openssl.path,
         password: String = SigningFixtures.password, profile: String, extraArguments: [String] = []
     ) throws {
+        let temporary = try ScratchDirectory("zsign-unpack")
         let result = try Command.run(
             try binary(),
-            ["-q", "-k", p12, "-p", password, "-m", profile, "-o", output] + extraArguments + [input])
+            ["-q", "-t", temporary.path, "-k", p12, "-p", password, "-m", profile, "-o", output]
+                + extraArguments + [input])
         guard result.status == 0, FileManager.default.fileExists(atPath: output) else {
             throw ProfileBuilderError(message: "zsign failed (\(result.status)): \(result.stdout)\(result.stderr)")
         }
