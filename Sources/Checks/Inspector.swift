@@ -23,7 +23,16 @@ public enum Inspector {
         path: String, options: CheckOptions = CheckOptions(), data: CheckData, limits: ArchiveLimits = .default,
         folderPacking: AppFolder.Packing = .stored, tool: Report.Tool
     ) throws -> Inspection {
-        let archive = try AppArchive(path: path, limits: limits, folderPacking: folderPacking)
+        try inspect(
+            IPAArchive(path: path, limits: limits, folderPacking: folderPacking), path: path, options: options, data: data,
+            tool: tool)
+    }
+
+    /// Inspects an archive already opened from `path` (`wrap` starts copying it meanwhile).
+    public static func inspect(
+        _ opened: IPAArchive, path: String, options: CheckOptions = CheckOptions(), data: CheckData, tool: Report.Tool
+    ) throws -> Inspection {
+        let archive = try AppArchive(archive: opened)
         let icon = archive.resolveIcon()
         try archive.checkLimits()
         let context = CheckContext(archive: archive, options: options, data: data, icon: icon)

@@ -75,6 +75,8 @@ public struct RepackSummary: Sendable, Equatable {
     public var addedEntries: Int
     public var removedEntries: Int
     public var outputSize: UInt64
+    /// Bytes of the output an `EarlyCopy` had already written, kept rather than copied again.
+    public var earlyCopiedBytes: UInt64 = 0
 }
 
 /// A repack request that cannot be carried out as asked (exit 64).

@@ -27,14 +27,18 @@ public enum ArchiveWriter {
     }
 
     /// Repacks `archive` into `output`, verified by `verifying` (see `Verification`).
+    ///
+    /// - Parameter early: a copy of this archive into this output started earlier (`EarlyCopy`);
+    ///   what of it agrees with the repack is kept, the rest is written as usual.
     @discardableResult
     public static func repack(
         _ archive: ZipArchive, to output: String, edits: ArchiveEdits = ArchiveEdits(),
-        options: RepackOptions = RepackOptions(), verifying: Verification?
+        options: RepackOptions = RepackOptions(), verifying: Verification?, continuing early: EarlyCopy? = nil
     ) throws -> RepackSummary {
         try refuseOverwritingInput(archive, output: output)
-        let out = try AtomicOutputFile(destination: output)
-        let summary = try write(archive, into: out, edits: edits, options: options, verifying: verifying)
+        let started = early.flatMap { $0.source === archive && $0.output.destination == output ? $0 : nil }
+        let out = try started?.output ?? AtomicOutputFile(destination: output)
+        let summary = try write(archive, into: out, edits: edits, options: options, verifying: verifying, early: started)
         try out.commit(length: summary.outputSize, synchronize: options.synchronize)
         return summary
     }
@@ -53,6 +57,13 @@ public enum ArchiveWriter {
         _ archive: ZipArchive, into out: AtomicOutputFile, edits: ArchiveEdits = ArchiveEdits(),
         options: RepackOptions = RepackOptions(), verifying: Verification?
     ) throws -> RepackSummary {
+        try write(archive, into: out, edits: edits, options: options, verifying: verifying, early: nil)
+    }
+
+    private static func write(
+        _ archive: ZipArchive, into out: AtomicOutputFile, edits: ArchiveEdits, options: RepackOptions,
+        verifying: Verification?, early: EarlyCopy?
+    ) throws -> RepackSummary {
         let plan = try RepackPlan(archive: archive, edits: edits)
         let timestamp: Int64
         switch options.timestamp {
@@ -70,11 +81,17 @@ public enum ArchiveWriter {
         var replacementRecords: [Int: [UInt8]] = [:]
         let inPlace = plan.kept + plan.replacedInPlace.keys.map { archive.entries[$0] }
         let ordered = inPlace.sorted { ($0.localHeaderOffset, $0.index) < ($1.localHeaderOffset, $1.index) }
+        // An early copy wrote the input's bytes at the same offsets: the output's while its first
+        // run of copied entries starts at the input's first byte. The copy stops (and its thread
+        // is joined) before anything else is written.
+        let reused = early?.finish(keeping: firstRunLength(ordered, replacedInPlace: plan.replacedInPlace)) ?? 0
         var run: (start: UInt64, end: UInt64)?
         func flushRun() throws {
             if let current = run {
-                try copyRange(from: archive, offset: current.start, length: current.end - current.start, to: out, at: position)
-                position += current.end - current.start
+                let length = current.end - current.start
+                let done = position == 0 && current.start == 0 ? min(reused, length) : 0
+                try copyRange(from: archive, offset: current.start + done, length: length - done, to: out, at: position + done)
+                position += length
             }
             run = nil
         }
@@ -112,7 +129,19 @@ public enum ArchiveWriter {
             })
         return RepackSummary(
             output: out.destination, copiedEntries: plan.kept.count, addedEntries: plan.added.count + plan.replacedInPlace.count,
-            removedEntries: plan.removedCount, outputSize: length)
+            removedEntries: plan.removedCount, outputSize: length, earlyCopiedBytes: reused)
+    }
+
+    /// The length of the run of copied entries that starts the output when it also starts the
+    /// input (offset 0), as the loop in `write` gathers runs; 0 when the output starts otherwise.
+    private static func firstRunLength(_ ordered: [ArchiveEntry], replacedInPlace: [Int: RepackPlan.Added]) -> UInt64 {
+        guard let first = ordered.first, first.localHeaderOffset == 0, replacedInPlace[first.index] == nil else { return 0 }
+        var end = first.endOffset
+        for entry in ordered.dropFirst() {
+            guard entry.localHeaderOffset == end, replacedInPlace[entry.index] == nil else { break }
+            end = entry.endOffset
+        }
+        return end
     }
 
     /// Writes a new archive holding only `additions` (sorted by name, parent folders first).

@@ -38,9 +38,14 @@ public enum Wrapper {
         let toolkitVersion = request.toolData.toolkitVersion.text
         let mode = request.mode ?? template.mode
 
+        let opened = try IPAArchive(path: request.input, limits: request.limits, folderPacking: .deflated)
+        // The unchanged entries' copy runs in the kernel on the second core while the checks read
+        // the app on this one. Not when signing: its edits replace the executables, early in the
+        // archive, and its hashing wants both cores.
+        let early = request.format == .ipa && request.signing == nil
+            ? EarlyCopy(opened.zip, destination: request.output) : nil
         let inspection = try Inspector.inspect(
-            path: request.input, options: request.checks, data: request.toolData.checks, limits: request.limits,
-            folderPacking: .deflated, tool: tool)
+            opened, path: request.input, options: request.checks, data: request.toolData.checks, tool: tool)
         var report = inspection.report
         let archive = inspection.archive
         let bundlePath = archive.app.path + "/" + PolicyBundle.folderName
@@ -86,7 +91,8 @@ public enum Wrapper {
         switch request.format {
         case .ipa:
             size = try ArchiveWriter.repack(
-                archive.archive.zip, to: request.output, edits: edits, options: request.repack, verifying: verifyIPA
+                archive.archive.zip, to: request.output, edits: edits, options: request.repack, verifying: verifyIPA,
+                continuing: early
             ).outputSize
         case .mdx:
             size = try MDXContainer.write(

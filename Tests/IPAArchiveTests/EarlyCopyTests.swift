@@ -1,0 +1,119 @@
+import Foundation
+@testable import IPAArchive
+import Testing
+import TestSupport
+
+/// `EarlyCopy` (the copy `wrap` starts while it checks): whatever the edits turn out to be, the
+/// repack that continues it writes the same bytes as one that did not start early, and an early
+/// copy that is abandoned leaves nothing behind.
+@Suite struct EarlyCopyTests {
+    /// The input's entries in file order.
+    private func inFileOrder(_ archive: ZipArchive) -> [ArchiveEntry] {
+        archive.entries.sorted { $0.localHeaderOffset < $1.localHeaderOffset }
+    }
+
+    /// Repacks `input` with `edits` twice, plainly and continuing an early copy that was left to
+    /// finish first (so the reuse does not depend on thread timing); the bytes must be the same.
+    /// Returns the bytes the second repack reused.
+    private func reusedBytes(_ input: String, edits: (ZipArchive) -> ArchiveEdits, in scratch: ScratchDirectory) throws -> UInt64 {
+        let archive = try IPAArchive(path: input).zip
+        let plain = scratch.path("plain.ipa")
+        let continued = scratch.path("continued.ipa")
+        defer {
+            try? FileManager.default.removeItem(atPath: plain)
+            try? FileManager.default.removeItem(atPath: continued)
+        }
+        let expected = try ArchiveWriter.repack(archive, to: plain, edits: edits(archive), verifying: nil)
+        let early = try #require(EarlyCopy(archive, destination: continued))
+        #expect(early.finish(keeping: .max) == archive.centralDirectoryOffset)
+        let summary = try ArchiveWriter.repack(archive, to: continued, edits: edits(archive), verifying: nil, continuing: early)
+        #expect(try Fixtures.bytesAt(continued) == (try Fixtures.bytesAt(plain)))
+        #expect(summary.outputSize == expected.outputSize && expected.earlyCopiedBytes == 0)
+        #expect(try ZipOracle.unzipTest(continued).status == 0)
+        return summary.earlyCopiedBytes
+    }
+
+    @Test func additionsKeepEveryEntryTheEarlyCopyWrote() throws {
+        let scratch = try ScratchDirectory("early-copy")
+        let input = try scratch.write("in.ipa", RealisticArchives.ipa())
+        let extra = ArchiveEdits(additions: [
+            .init(name: "Payload/Sample.app/MDXPolicy.bundle/Info.plist", content: .bytes(Array("<plist/>".utf8)))
+        ])
+        let archive = try IPAArchive(path: input).zip
+        // Every entry is before the central directory, and all of it is kept.
+        #expect(try reusedBytes(input, edits: { _ in extra }, in: scratch) == archive.centralDirectoryOffset)
+        #expect(try reusedBytes(input, edits: { _ in ArchiveEdits() }, in: scratch) == archive.centralDirectoryOffset)
+    }
+
+    @Test(arguments: ["first", "middle"])
+    func anEditKeepsOnlyWhatComesBeforeIt(_ which: String) throws {
+        let scratch = try ScratchDirectory("early-copy")
+        let input = try scratch.write("in.ipa", RealisticArchives.ipa())
+        let files = inFileOrder(try IPAArchive(path: input).zip).filter { $0.kind == .file }
+        let edited = try #require(which == "first" ? files.first : files.dropFirst(files.count / 2).first)
+        #expect(edited.localHeaderOffset > 0, "folder entries come first")
+        // Replaced in place, and removed: the output differs from the input from that entry on.
+        let replaced = try reusedBytes(input, edits: { _ in
+            ArchiveEdits(additions: [.init(name: edited.path, content: .bytes(Array("new".utf8)))], replacesInPlace: true)
+        }, in: scratch)
+        #expect(replaced == edited.localHeaderOffset)
+        let removed = try reusedBytes(input, edits: { _ in ArchiveEdits(removals: [edited.path]) }, in: scratch)
+        #expect(removed == edited.localHeaderOffset)
+    }
+
+    @Test func anOutputThatStartsDifferentlyKeepsNothing() throws {
+        let scratch = try ScratchDirectory("early-copy")
+        var zip = ZipBuilder()
+        zip.file("Payload/A.app/Info.plist", "<plist version=\"1.0\"><dict/></plist>")
+        zip.file("Payload/A.app/A", Array(repeating: 7, count: 5000))
+        let plain = try scratch.write("plain-input.ipa", zip.bytes())
+        let first = "Payload/A.app/Info.plist"
+        #expect(try reusedBytes(plain, edits: { _ in ArchiveEdits(removals: [first]) }, in: scratch) == 0)
+        #expect(try reusedBytes(plain, edits: { _ in
+            ArchiveEdits(additions: [.init(name: first, content: .bytes(Array("<plist/>".utf8)))], replacesInPlace: true)
+        }, in: scratch) == 0)
+        #expect(try reusedBytes(plain, edits: { _ in ArchiveEdits() }, in: scratch) > 0)
+
+        // A self-extractor stub before the first entry: the output starts at the first entry.
+        zip.prefix = Array(repeating: 0x90, count: 100)
+        let stubbed = try scratch.write("stub.ipa", zip.bytes())
+        #expect(try reusedBytes(stubbed, edits: { _ in ArchiveEdits() }, in: scratch) == 0)
+    }
+
+    @Test func anAbandonedEarlyCopyLeavesNothing() throws {
+        let scratch = try ScratchDirectory("early-copy")
+        let input = try scratch.write("in.ipa", RealisticArchives.ipa())
+        let archive = try IPAArchive(path: input).zip
+        do {
+            let early = try #require(EarlyCopy(archive, destination: scratch.path("out.ipa")))
+            _ = early
+        }
+        // Joined and discarded at once, even while copying.
+        let started = EarlyCopy(archive, destination: scratch.path("out.ipa"))
+        #expect(started?.finish(keeping: 0) == 0)
+        #expect(scratch.listing() == ["in.ipa"])
+        // An existing output is left as it was until a repack replaces it.
+        try scratch.write("old.ipa", Array("old".utf8))
+        _ = try #require(EarlyCopy(archive, destination: scratch.path("old.ipa")))
+        #expect(try Fixtures.bytesAt(scratch.path("old.ipa")) == Array("old".utf8))
+        #expect(scratch.listing() == ["in.ipa", "old.ipa"])
+    }
+
+    @Test func startsOnlyWhereTheWriterCouldUseIt() throws {
+        let scratch = try ScratchDirectory("early-copy")
+        let input = try scratch.write("in.ipa", RealisticArchives.ipa())
+        let archive = try IPAArchive(path: input).zip
+        #expect(EarlyCopy(archive, destination: input) == nil, "the output is the input")
+        #expect(EarlyCopy(archive, destination: "/dev/null") == nil, "not a regular file")
+        #expect(EarlyCopy(archive, destination: scratch.path("missing/out.ipa")) == nil, "no such folder")
+        // The writer then reports what it always did.
+        #expect(throws: RepackRequestError.self) {
+            try ArchiveWriter.repack(archive, to: input, verifying: nil, continuing: EarlyCopy(archive, destination: input))
+        }
+        // A copy started for another output or archive is not used.
+        let other = try #require(EarlyCopy(archive, destination: scratch.path("other.ipa")))
+        let summary = try ArchiveWriter.repack(archive, to: scratch.path("out.ipa"), verifying: nil, continuing: other)
+        #expect(summary.earlyCopiedBytes == 0)
+        #expect(try Fixtures.bytesAt(scratch.path("out.ipa")) == (try Fixtures.bytesAt(input)))
+    }
+}
