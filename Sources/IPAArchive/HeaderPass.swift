@@ -24,20 +24,25 @@ final class HeaderPass: Sendable {
     private let outcome = Mutex(Outcome())
     private let finished = DispatchSemaphore(value: 0)
 
-    /// The file, for the second thread: a `FileByteSource` only ever `pread`s, which threads may
-    /// do at once, and the opening thread keeps it open until `wait()` has returned.
-    private struct SharedFile: @unchecked Sendable {
-        let file: FileByteSource
-    }
-
-    /// Starts the pass over the `end.entryCount` records the opening thread sends through `chunks`.
+    /// Starts the pass over the `end.entryCount` records the opening thread sends through
+    /// `chunks`. The pass reads the file through a descriptor of its own, opened on
+    /// `location` (the opening thread's open file, as `ZipArchive.reopeningLocation` names it).
     init(
-        file: FileByteSource, end: EndOfCentralDirectory, chunks: DirectoryChunks, archive: String, limits: ArchiveLimits,
+        location: String, end: EndOfCentralDirectory, chunks: DirectoryChunks, archive: String, limits: ArchiveLimits,
         clock: WorkClock
     ) {
-        let shared = SharedFile(file: file)
         Thread.detachNewThread { [self] in
-            let result = Self.run(file: shared.file, end: end, chunks: chunks, archive: archive, limits: limits, clock: clock)
+            let result: Outcome
+            do throws(FileReadError) {
+                let file = try FileByteSource(path: location)
+                result = Self.run(file: file, end: end, chunks: chunks, archive: archive, limits: limits, clock: clock)
+            } catch {
+                chunks.abandon()
+                var failed = Outcome()
+                failed.headerFailure = (
+                    DirectoryPosition(record: 0, step: .entryHeader), .unreadable(archive: archive, reason: error.reason))
+                result = failed
+            }
             outcome.withLock { $0 = result }
             finished.signal()
         }
