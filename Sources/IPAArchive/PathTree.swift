@@ -30,10 +30,8 @@ struct PathTree: Sendable {
     /// For the root and each implied folder (node `entryCount + k`), the entry whose name first
     /// implied it: the order in which folders first appear.
     private var firstEntryOfFolder: [UInt32]
-    /// Open addressing over (parent, component): node id + 1 in the low 32 bits, 0 when empty,
-    /// and 32 bits of the hash above them, so a probe passes other nodes without reading their
-    /// parents (each such read is a cache miss in a large archive).
-    private var slots: [UInt64]
+    /// Open addressing over (parent, component): node id + 1, 0 when empty.
+    private var slots: [UInt32]
     private var occupiedSlots = 0
     /// Entries whose node is not their own id: they named an implied folder, or repeat a path.
     private var entryNodes: [UInt32: UInt32] = [:]
@@ -69,13 +67,13 @@ struct PathTree: Sendable {
         components.reserveCapacity(nameBytes + entryCount + 1)
         firstEntryOfFolder = [0]
         // Room for the entries and about one folder per eight of them at a load under 3/4.
-        slots = [UInt64](repeating: 0, count: Self.capacity(for: expectedNodes))
+        slots = [UInt32](repeating: 0, count: Self.capacity(for: expectedNodes))
     }
 
     /// Bytes the tree holds now, counted against the memory limit.
     var byteCount: Int {
         parents.count * 4 + componentStarts.count * 4 + components.count + firstEntryOfFolder.count * 4
-            + slots.count * 8 + (entryNodes.count + folderEntries.count) * 16 + exactNameBytes
+            + slots.count * 4 + (entryNodes.count + folderEntries.count) * 16 + exactNameBytes
     }
 
     // MARK: Building
@@ -174,21 +172,16 @@ struct PathTree: Sendable {
         Self.place(node, hash: hash, in: &slots)
     }
 
-    private static func place(_ node: UInt32, hash: Int, in slots: inout [UInt64]) {
+    private static func place(_ node: UInt32, hash: Int, in slots: inout [UInt32]) {
         slots.withUnsafeMutableBufferPointer { slots in
             var slot = Self.slot(for: hash, capacity: slots.count)
             while slots[slot] != 0 { slot = slot + 1 == slots.count ? 0 : slot + 1 }
-            slots[slot] = UInt64(fingerprint(hash)) << 32 | UInt64(node + 1)
+            slots[slot] = node + 1
         }
     }
 
-    /// The hash bits kept in a slot: the low ones (the slot is chosen by the high ones).
-    private static func fingerprint(_ hash: Int) -> UInt32 {
-        UInt32(truncatingIfNeeded: hash)
-    }
-
     private mutating func rehash(capacity: Int) {
-        var slots = [UInt64](repeating: 0, count: capacity)
+        var slots = [UInt32](repeating: 0, count: capacity)
         for node in 0..<UInt32(parents.count) where parents[Int(node)] < Self.unused {
             Self.place(node, hash: Self.hash(parent: parents[Int(node)], component: component(of: node)), in: &slots)
         }
@@ -207,15 +200,11 @@ struct PathTree: Sendable {
     }
 
     private func child(of parent: UInt32, named component: some Collection<UInt8>, hash: Int) -> UInt32? {
-        let fingerprint = Self.fingerprint(hash)
-        return slots.withUnsafeBufferPointer { slots in
+        slots.withUnsafeBufferPointer { slots in
             var slot = Self.slot(for: hash, capacity: slots.count)
             while slots[slot] != 0 {
-                let node = UInt32(truncatingIfNeeded: slots[slot]) - 1
-                if UInt32(truncatingIfNeeded: slots[slot] >> 32) == fingerprint, parents[Int(node)] == parent,
-                   componentMatches(node, component) {
-                    return node
-                }
+                let node = slots[slot] - 1
+                if parents[Int(node)] == parent, componentMatches(node, component) { return node }
                 slot = slot + 1 == slots.count ? 0 : slot + 1
             }
             return nil
