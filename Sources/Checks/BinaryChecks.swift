@@ -26,6 +26,9 @@ enum BinaryChecks {
             guard (try? context.archive.checkLimits()) != nil else { break }
             guard let evidence = BinaryScanner.scan(bundle, context: context, markers: markers) else { continue }
             binaries.append(evidence)
+            // The signature sits at the executable's end: read now, it continues the scan's
+            // inflated stream instead of starting another (`CheckContext.codeSignatures`).
+            _ = context.codeSignatures(of: bundle)
         }
         let files = AppFiles(context.archive)
         let libraries = looseLibraries(context)
