@@ -14,13 +14,13 @@ public enum ParallelEntryWork {
         _ jobs: [Job], archive: ZipArchive, workers: Int,
         _ perform: @escaping @Sendable (Job, ZipArchive) throws -> Result
     ) throws -> [Result] {
-        let (location, archivePath, limits) = (archive.locationForReopening, archive.path, archive.limits)
+        let (location, archivePath, limits, deadline) = (archive.locationForReopening, archive.path, archive.limits, archive.deadline)
         let box = ResultBox<Result>(count: jobs.count)
         let workerCount = max(1, min(workers, jobs.count))
         DispatchQueue.concurrentPerform(iterations: workerCount) { _ in
             let zip: ZipArchive
             do {
-                zip = try ZipArchive(opening: location, displayedAs: archivePath, limits: limits)
+                zip = try ZipArchive(opening: location, displayedAs: archivePath, limits: limits, deadline: deadline)
             } catch {
                 box.fail(error)
                 return
