@@ -110,10 +110,10 @@ struct Compatibility {
                 if !wrapsSystem { privateCopies.add(bundle.path, "the app embeds \(bundle.folderName)") }
             }
         }
-        for path in files.named(containing: ["sqlcipher"], { $0.hasSuffix(".dylib") && $0.contains("sqlcipher") }) {
+        for path in files.named(AppFiles.NameRule(anyOf: [.contains("sqlcipher")], suffix: ".dylib")) {
             sqlcipher.add(path, "the app embeds \(AppFiles.fileName(path))")
         }
-        for path in files.named(containing: ["sqlite"], { $0.hasSuffix(".dylib") && $0.contains("sqlite") && !$0.contains("sqlcipher") }) {
+        for path in files.named(AppFiles.NameRule(anyOf: [.contains("sqlite")], suffix: ".dylib", excluding: ["sqlcipher"])) {
             privateCopies.add(path, "the app embeds \(AppFiles.fileName(path))")
         }
 
@@ -137,7 +137,7 @@ struct Compatibility {
             let folder = library.split(separator: "/").first { $0.hasSuffix(".framework") }.map(String.init)
             return context.archive.nestedBundles.first { $0.kind == .framework && $0.folderName == folder }?.path
         }
-        return files.named(containing: [name]) { $0 == name }.first
+        return files.named(AppFiles.NameRule(anyOf: [.equals(name)])).first
     }
 
     static func isSystemLibrary(_ path: String) -> Bool {
@@ -239,9 +239,7 @@ struct Compatibility {
 
         var xamarin: [String] = []
         let assemblies = ["xamarin.ios.dll", "microsoft.ios.dll"]
-        for path in files.named(containing: assemblies + ["libmonosgen", "libxamarin"], {
-            assemblies.contains($0) || $0.hasPrefix("libmonosgen") || $0.hasPrefix("libxamarin")
-        }) {
+        for path in files.named(AppFiles.NameRule(anyOf: assemblies.map { .equals($0) } + [.hasPrefix("libmonosgen"), .hasPrefix("libxamarin")])) {
             xamarin.append("the app ships \(path.dropFirst(app.count + 1))")
         }
         for binary in binaries {

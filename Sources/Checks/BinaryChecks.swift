@@ -26,6 +26,9 @@ enum BinaryChecks {
             guard (try? context.archive.checkLimits()) != nil else { break }
             guard let evidence = BinaryScanner.scan(bundle, context: context, markers: markers) else { continue }
             binaries.append(evidence)
+            // The signature sits at the executable's end: read now, it continues the scan's
+            // inflated stream instead of starting another (`CheckContext.codeSignatures`).
+            _ = context.codeSignatures(of: bundle)
         }
         let files = AppFiles(context.archive)
         let libraries = looseLibraries(context)
@@ -125,11 +128,51 @@ struct AppFiles {
         self.nameEnds = ends
     }
 
-    /// Paths whose lowercased file name satisfies `predicate`, which may only hold for names
-    /// that contain one of `needles` (lowercase): an ASCII name without any is passed over
-    /// without building its string (ASCII text matches ASCII text only byte for byte); any other
-    /// name is always asked about, as string comparison follows canonical equivalence.
-    func named(containing needles: [String], _ predicate: (_ lowercasedName: String) -> Bool) -> [String] {
+    /// What a file name (lowercased) must be for a check: one of `anyOf`, and, when given, ending
+    /// with `suffix` and containing none of `excluding`. Each part's text must appear in a name it
+    /// accepts, which lets `named(_:)` pass over names without building their strings.
+    struct NameRule {
+        enum Part {
+            case equals(String)
+            case hasPrefix(String)
+            case contains(String)
+
+            var text: String {
+                switch self {
+                case .equals(let text), .hasPrefix(let text), .contains(let text): text
+                }
+            }
+        }
+
+        var anyOf: [Part]
+        var suffix: String?
+        var excluding: [String] = []
+
+        init(anyOf: [Part], suffix: String? = nil, excluding: [String] = []) {
+            self.anyOf = anyOf
+            self.suffix = suffix
+            self.excluding = excluding
+        }
+
+        func matches(_ lowercasedName: String) -> Bool {
+            let some = anyOf.contains { part in
+                switch part {
+                case .equals(let text): lowercasedName == text
+                case .hasPrefix(let text): lowercasedName.hasPrefix(text)
+                case .contains(let text): lowercasedName.contains(text)
+                }
+            }
+            return some && suffix.map { lowercasedName.hasSuffix($0) } ?? true
+                && !excluding.contains { lowercasedName.contains($0) }
+        }
+    }
+
+    /// Paths whose lowercased file name `rule` matches. An ASCII name that contains none of the
+    /// rule's texts is passed over without building its string (ASCII text matches ASCII text
+    /// only byte for byte); any other name is always asked about, as string comparison follows
+    /// canonical equivalence.
+    func named(_ rule: NameRule) -> [String] {
+        let needles = rule.anyOf.map(\.text)
         // A non-ASCII needle could equal an ASCII name canonically: then every name is asked about.
         let patterns = needles.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } } ? needles.map { Array($0.utf8) } : nil
         var paths: [String] = []
@@ -138,7 +181,7 @@ struct AppFiles {
             defer { start = Int(end) }
             let name = lowercasedNames[start..<Int(end)]
             if let patterns, name.allSatisfy({ $0 < 0x80 }), !patterns.contains(where: { Self.bytes(name, contain: $0) }) { continue }
-            if predicate(String(decoding: name, as: UTF8.self)) {
+            if rule.matches(String(decoding: name, as: UTF8.self)) {
                 paths.append(zip.entries[Int(entries[position])].path)
             }
         }

@@ -2,6 +2,7 @@ import AppBundle
 import Foundation
 import MachO
 import Reporting
+import Verification
 
 /// Options that change findings (`check`, `wrap`, and `inspect`). The toolkit version is tool
 /// data, resolved with the catalog into `CheckData`.
@@ -43,6 +44,7 @@ public final class CheckContext {
     /// The moment expiry is judged at.
     public let now: Date
     private var executables: [String: Result<MachOFile, Error>] = [:]
+    private var signatures: [String: [SignatureSummary.SliceSignature]] = [:]
 
     init(archive: AppArchive, options: CheckOptions, data: CheckData, icon: IconResolution) {
         self.archive = archive
@@ -79,5 +81,28 @@ public final class CheckContext {
         }
         executables[path] = result
         return result
+    }
+
+    /// The embedded signature of each slice of a bundle's executable, read once and shared by the
+    /// signature summary and the entitlement check. The binary checks ask for it right after
+    /// their scan of each executable, so the read continues the stream the scan left (in an app
+    /// with many executables, the archive keeps only the last few streams).
+    public func codeSignatures(of bundle: BundleInfo) -> [SignatureSummary.SliceSignature] {
+        guard let path = bundle.executablePath else { return [] }
+        if let cached = signatures[path] { return cached }
+        var read: [SignatureSummary.SliceSignature] = []
+        if case .success(let file)? = executable(of: bundle), let entry = archive.entry(path) {
+            var source = archive.archive.zip.byteSource(for: entry)
+            read = SignatureSummary.read(file, from: &source, of: path, in: archive.archive.zip)
+        }
+        signatures[path] = read
+        return read
+    }
+
+    /// What a bundle's signature says about itself (`inspect`'s `bundles`); nil when it has no
+    /// readable executable.
+    public func signatureSummary(of bundle: BundleInfo) -> Report.Signature? {
+        guard case .success? = executable(of: bundle) else { return nil }
+        return SignatureSummary.summarize(codeSignatures(of: bundle))
     }
 }

@@ -46,12 +46,10 @@ public enum Inspector {
         IconChecks.apply(context, to: &report)
         BundleChecks.apply(context, to: &report)
         BinaryChecks.apply(context, to: &report)
-        // After the binary checks: the signature at the end of each executable is then read on from
-        // where their scan left the inflated stream, not inflated again from the start.
         report.bundles = archive.allBundles.map { bundle in
             Report.Bundle(
                 path: bundle.path, kind: bundle.kind, bundleId: bundle.bundleIdentifier, version: bundle.shortVersion,
-                signature: SignatureSummary.read(bundle, in: archive))
+                signature: context.signatureSummary(of: bundle))
         }
         try archive.checkLimits()
         let assignments = try ProfileChecks.apply(context, to: &report)

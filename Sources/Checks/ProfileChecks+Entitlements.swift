@@ -14,27 +14,22 @@ extension ProfileChecks {
     /// `ENTITLEMENT_NOT_IN_PROFILE`: keys the executable is signed with that the profile lacks.
     static func entitlementFindings(_ assignment: ProfileAssignment, context: CheckContext) -> [Finding] {
         let bundle = assignment.bundle
-        guard let path = bundle.executablePath, let entry = context.archive.entry(path),
-              case .success(let file)? = context.executable(of: bundle) else { return [] }
-        var source = context.archive.archive.zip.byteSource(for: entry)
+        guard let path = bundle.executablePath else { return [] }
         var signed: PropertyListDictionary?
-        for slice in file.slices where slice.codeSignatureRange != nil {
-            let signature: EmbeddedSignature?
-            do {
-                if let range = slice.codeSignatureRange {
-                    try context.archive.archive.zip.reserveMemory(UInt64(range.size), for: "the code signature of '\(path)'")
-                }
-                signature = try slice.readCodeSignature(from: &source)
-            } catch {
+        for read in context.codeSignatures(of: bundle) {
+            let signature: EmbeddedSignature
+            switch read.signature {
+            case .success(let readable):
+                signature = readable
+            case .failure(let error):
                 // A damaged signature hides what the bundle is entitled to: say so rather than
                 // report a clean bundle.
                 return [Finding(
                     .signedEntitlementsUnreadable,
                     .profile(.signatureUnreadable(
-                        executablePath: path, architecture: slice.architecture.name, reason: BinaryScanner.reason(error))),
+                        executablePath: path, architecture: read.slice.architecture.name, reason: BinaryScanner.reason(error))),
                     path: path)]
             }
-            guard let signature else { continue }
             do {
                 signed = try entitlements(of: signature, clock: context.archive.archive.zip.workClock())
             } catch {

@@ -108,7 +108,7 @@ public struct AppFolder: Sendable {
         } catch {
             throw .unreadable(archive: path, reason: "it could not be packed as an IPA (\(error))")
         }
-        return try ZipArchive(opening: temporary, displayedAs: path, limits: limits)
+        return try ZipArchive(opening: temporary, displayedAs: path, limits: limits, deadline: clock.deadline)
     }
 
     // MARK: Walking

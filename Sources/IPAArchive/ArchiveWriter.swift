@@ -507,7 +507,8 @@ struct RepackPlan {
         case .file(let path):
             if let walked = addition.walked {
                 // Already looked at (with lstat) by the walk; opened, never followed, when written.
-                guard walked.size < 0xFFFF_FFFF else { throw RepackRequestError(.entryTooLarge(name)) }
+                // Named by the file on disk, as `expandFile` names it: the user can find that.
+                guard walked.size < 0xFFFF_FFFF else { throw RepackRequestError(.entryTooLarge(path)) }
                 return [Added(name: EntryName(name), kind: .file, mode: 0o100000 | (addition.permissions ?? 0o644),
                               source: .file(path: path, size: walked.size, walked: walked))]
             }

@@ -103,6 +103,8 @@ public final class ArchiveEntrySource: ByteSource {
             stream = try archive.recentReads.takeStream(entry: entry.index, atMost: offset) ?? EntryStream(archive: archive, entry: entry)
         }
         guard let stream else { return [] }
+        let startedAt = stream.position
+        defer { archive.recentReads.inflatedBytes[entry.index, default: 0] += stream.position - startedAt }
         try stream.skip(offset - stream.position)
         var result = [UInt8](repeating: 0, count: count)
         var filled = 0
@@ -136,6 +138,9 @@ extension ZipArchive {
         /// Streams left by closed sources, one per entry, the latest last.
         private var parked: [EntryStream] = []
         static let maximumParked = 4
+        /// Bytes inflated for readers, by entry index: an entry read again from its start counts
+        /// twice (what tests check to see that readers share).
+        var inflatedBytes: [Int: UInt64] = [:]
 
         /// A copy of `count` bytes at `offset` of `entry` when a kept range holds them.
         func bytes(entry: Int, offset: UInt64, count: Int) -> [UInt8]? {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Work on many entries of one archive on several cores: each worker opens the archive on its
 /// own (a `ZipArchive` reads through its own file handle) and takes the next job, so inflating
@@ -13,13 +14,13 @@ public enum ParallelEntryWork {
         _ jobs: [Job], archive: ZipArchive, workers: Int,
         _ perform: @escaping @Sendable (Job, ZipArchive) throws -> Result
     ) throws -> [Result] {
-        let (location, archivePath, limits) = (archive.locationForReopening, archive.path, archive.limits)
+        let (location, archivePath, limits, deadline) = (archive.locationForReopening, archive.path, archive.limits, archive.deadline)
         let box = ResultBox<Result>(count: jobs.count)
         let workerCount = max(1, min(workers, jobs.count))
         DispatchQueue.concurrentPerform(iterations: workerCount) { _ in
             let zip: ZipArchive
             do {
-                zip = try ZipArchive(opening: location, displayedAs: archivePath, limits: limits)
+                zip = try ZipArchive(opening: location, displayedAs: archivePath, limits: limits, deadline: deadline)
             } catch {
                 box.fail(error)
                 return
@@ -44,33 +45,38 @@ public enum ParallelEntryWork {
 }
 
 /// The workers' shared state: the next job, the results and the first error.
-private final class ResultBox<Result: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var next = 0
-    private(set) var results: [Result?]
-    private(set) var firstError: (any Error)?
-
-    init(count: Int) {
-        results = Array(repeating: nil, count: count)
+private final class ResultBox<Result: Sendable>: Sendable {
+    private struct State {
+        var next = 0
+        var results: [Result?]
+        var firstError: (any Error)?
     }
 
+    private let state: Mutex<State>
+
+    init(count: Int) {
+        state = Mutex(State(results: Array(repeating: nil, count: count)))
+    }
+
+    /// The results so far (all of them once the workers are done).
+    var results: [Result?] { state.withLock { $0.results } }
+    var firstError: (any Error)? { state.withLock { $0.firstError } }
+
     func nextJob() -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard firstError == nil, next < results.count else { return nil }
-        next += 1
-        return next - 1
+        state.withLock { state in
+            guard state.firstError == nil, state.next < state.results.count else { return nil }
+            state.next += 1
+            return state.next - 1
+        }
     }
 
     func store(_ index: Int, _ result: Result) {
-        lock.lock()
-        results[index] = result
-        lock.unlock()
+        state.withLock { $0.results[index] = result }
     }
 
     func fail(_ error: any Error) {
-        lock.lock()
-        if firstError == nil { firstError = error }
-        lock.unlock()
+        state.withLock { state in
+            if state.firstError == nil { state.firstError = error }
+        }
     }
 }

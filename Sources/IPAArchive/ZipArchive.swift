@@ -44,7 +44,7 @@ public final class ZipArchive {
     /// Every folder's children, built when first asked for.
     private var children: PathTree.Children?
     /// When the work on this input must have ended (`limits.maximumSeconds` after opening).
-    private let deadline: ContinuousClock.Instant
+    let deadline: ContinuousClock.Instant
     /// The first resource limit this input hit. Readers that turn a failed read into a finding
     /// still leave it here, so `checkLimits()` refuses the input as a whole.
     public private(set) var exceededLimit: ArchiveError?
@@ -67,10 +67,17 @@ public final class ZipArchive {
 
     /// Opens the file at `location`, named `path` in every message and report (a folder packed into a
     /// temporary archive is named as the folder).
-    init(opening location: String, displayedAs path: String, limits: ArchiveLimits) throws(ArchiveError) {
+    ///
+    /// - Parameter deadline: when the work on this input began before (a folder walked and packed,
+    ///   a worker reopening the archive), its deadline, so `--time-limit` counts once; else the
+    ///   limit from now.
+    init(
+        opening location: String, displayedAs path: String, limits: ArchiveLimits,
+        deadline: ContinuousClock.Instant? = nil
+    ) throws(ArchiveError) {
         self.path = path
         self.limits = limits
-        self.deadline = WorkClock.deadline(after: limits.maximumSeconds)
+        self.deadline = deadline ?? WorkClock.deadline(after: limits.maximumSeconds)
         do {
             self.file = try FileByteSource(path: location)
         } catch {
@@ -83,7 +90,7 @@ public final class ZipArchive {
         guard end.entryCount <= UInt64(limits.maximumEntries) else {
             throw .tooManyEntries(archive: path, count: end.entryCount, limit: limits.maximumEntries)
         }
-        var clock = WorkClock(deadline: deadline, seconds: limits.maximumSeconds, file: path)
+        var clock = WorkClock(deadline: self.deadline, seconds: limits.maximumSeconds, file: path)
         // Each record's own fields, its local header and libzip's reading of the names are checked
         // on a second thread (they need nothing from the path tree); what either thread finds is
         // reported in the order the checks have always been made: the directory record by record

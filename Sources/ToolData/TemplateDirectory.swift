@@ -165,7 +165,8 @@ public struct TemplateDirectory: Sendable, Equatable {
                 reason: .invalidToolkitInfo(path: toolkitInfoURL.path, detail: "it is not a JSON object with a string ToolkitVersion"),
                 category: .invalidInput)
         }
-        guard TemplateDirectory.isVersion(info.toolkitVersion), let version = ToolkitVersion(toolkitInfo: info.toolkitVersion) else {
+        // The same rule as `--toolkit-version` (`ToolkitVersion`): numbers separated by dots.
+        guard let version = ToolkitVersion(toolkitInfo: info.toolkitVersion) else {
             throw TemplateDirectoryError(
                 reason: .invalidToolkitInfo(path: toolkitInfoURL.path, detail: "ToolkitVersion '\(info.toolkitVersion)' is not a version such as 20.10.5"),
                 category: .invalidInput)
@@ -246,12 +247,6 @@ public struct TemplateDirectory: Sendable, Equatable {
         // The file may have grown since it was measured.
         guard data.count <= limit else { throw tooLarge }
         return [UInt8](data)
-    }
-
-    static func isVersion(_ text: String) -> Bool {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        return (1...4).contains(parts.count)
-            && parts.allSatisfy { !$0.isEmpty && $0.count <= 9 && $0.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
     }
 
     static func isPlainName(_ name: String) -> Bool {

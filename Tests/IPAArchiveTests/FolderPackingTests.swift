@@ -188,4 +188,18 @@ import TestSupport
         }
         #expect(!FileManager.default.fileExists(atPath: output))
     }
+
+    /// `--time-limit` counts once from the start of the walk: the packed archive, and each worker
+    /// that reopens it to hash entries on another core, work to the walk's deadline, not to a new one.
+    @Test func thePackedArchiveAndItsWorkersKeepTheWalksDeadline() throws {
+        let scratch = try ScratchDirectory("folder-packing")
+        let app = try Self.folder(in: scratch)
+        let folder = try AppFolder(path: app, limits: ArchiveLimits(maximumSeconds: 3_600))
+        let zip = try folder.openZip(packing: .stored, limits: ArchiveLimits(maximumSeconds: 3_600))
+        #expect(zip.deadline == folder.clock.deadline)
+        let deadlines = try ParallelEntryWork.run(Array(zip.entries.prefix(4)), archive: zip, workers: 2) { _, reopened in
+            reopened.deadline
+        }
+        #expect(deadlines.count == 4 && deadlines.allSatisfy { $0 == folder.clock.deadline })
+    }
 }

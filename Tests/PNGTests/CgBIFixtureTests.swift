@@ -100,10 +100,10 @@ struct CgBIFixtureTests {
         #expect(try CgBIConverter.standardPNG(from: converted) == converted)
     }
 
-    @Test(.enabled(if: Oracle.available, "python3 is not installed"))
+    @Test(.enabled(if: PNGOracle.available, "python3 is not installed"))
     func conversionPassesTheIndependentOracle() throws {
         let converted = try CgBIConverter.standardPNG(from: cgbi)
-        let oracle = try Oracle.check(converted)
+        let oracle = try PNGOracle.check(converted)
         #expect(oracle.chunks == ["IHDR", "gAMA", "sRGB", "cHRM", "iTXt", "pHYs", "IDAT", "IEND"])
         #expect(oracle.rgba == (try PNGDecoder.decode(cgbi)).image.pixels)
     }

@@ -95,7 +95,7 @@ struct GeneratedCgBITests {
         #expect(try PNGDecoder.decode(converted).image == decoded.image)
     }
 
-    @Test(.enabled(if: Oracle.available, "python3 is not installed"), arguments: [UInt8(6), 2])
+    @Test(.enabled(if: PNGOracle.available, "python3 is not installed"), arguments: [UInt8(6), 2])
     func conversionPassesTheIndependentOracle(colorType: UInt8) throws {
         var encoder = CgBIEncoder(.cgbi)
         encoder.colorType = colorType
@@ -103,7 +103,7 @@ struct GeneratedCgBITests {
         encoder.chunksBeforeImageData = [("gAMA", CgBIEncoder.be32(45455)), ("pHYs", CgBIEncoder.be32(2835) + CgBIEncoder.be32(2835) + [1])]
         let file = encoder.encode(rgba: Self.original, width: Self.width, height: Self.height)
         let converted = try CgBIConverter.standardPNG(from: file)
-        let oracle = try Oracle.check(converted)
+        let oracle = try PNGOracle.check(converted)
         #expect(oracle.chunks.first == "IHDR" && oracle.chunks.last == "IEND")
         #expect(oracle.chunks.contains("gAMA") && oracle.chunks.contains("pHYs"))
         #expect(!oracle.chunks.contains("CgBI") && !oracle.chunks.contains("iDOT"))

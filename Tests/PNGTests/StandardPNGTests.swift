@@ -112,10 +112,10 @@ struct StandardPNGTests {
         #expect(!inflated.adlerMismatch)
     }
 
-    @Test(.enabled(if: Oracle.available, "python3 is not installed"))
+    @Test(.enabled(if: PNGOracle.available, "python3 is not installed"))
     func encoderOutputPassesTheIndependentOracle() throws {
         let image = try #require(Self.sample)
-        let oracle = try Oracle.check(PNGEncoder.encode(image))
+        let oracle = try PNGOracle.check(PNGEncoder.encode(image))
         #expect(oracle.chunks == ["IHDR", "IDAT", "IEND"])
         #expect(oracle.rgba == image.pixels)
     }

@@ -42,7 +42,7 @@ func expectMatchesPremultiplied(_ decoded: [UInt8], original: [UInt8], sourceLoc
 }
 
 /// Runs `Tests/Fixtures/png/oracle.py`, an independent python3 zlib/binascii/struct check.
-enum Oracle {
+enum PNGOracle {
     static let script = Fixtures.path("png/oracle.py")
 
     static let available: Bool = {

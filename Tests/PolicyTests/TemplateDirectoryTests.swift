@@ -1,3 +1,4 @@
+import Checks
 import FormatSupport
 import Foundation
 import Policy
@@ -130,6 +131,14 @@ import ToolData
         #expect(version.text == "21.3.0")
         // Labelled with where it came from, as a wrap's SDK_VERSION_MISMATCH message names it.
         #expect("\(version.source)" == "Templates/toolkit.json")
+        // One rule for a toolkit version, whether toolkit.json or --toolkit-version gives it.
+        for text in ["20.10.5", "7", "1.2.3.4.5", "1.2.3.4.5.6.7.8", "1.2.3.4.5.6.7.8.9", "20.10.5-beta", "20..5", "1234567890.1"] {
+            let folder = try scratch.templates(at: "rule-\(UUID().uuidString)", toolkitJSON: #"{"ToolkitVersion": ""# + text + #""}"#)
+            let fromFile = try? TemplateDirectory(at: folder).toolkitVersion()
+            let fromOption = try? ToolkitVersion(option: text)
+            #expect(fromFile?.version == fromOption?.version, "\(text)")
+            #expect((fromFile == nil) == (fromOption == nil), "\(text)")
+        }
         for json in ["not json", "[]", #"{"Version": "20.10.5"}"#, #"{"ToolkitVersion": 20}"#,
                      #"{"ToolkitVersion": "twenty"}"#, #"{"ToolkitVersion": "20..5"}"#, #"{"ToolkitVersion": ""}"#] {
             let folder = try scratch.templates(at: "bad-\(UUID().uuidString)", toolkitJSON: json)

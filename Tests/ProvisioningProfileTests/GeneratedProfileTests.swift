@@ -35,16 +35,16 @@ struct GeneratedProfileTests {
         #expect(profile.signedData.content == (try builder.contentBytes()))
     }
 
-    @Test(.enabled(if: Oracle.opensslMissing == nil, "openssl is not installed"), arguments: Fixture.allCases)
+    @Test(.enabled(if: ProfileOracle.opensslMissing == nil, "openssl is not installed"), arguments: Fixture.allCases)
     func contentEqualsWhatOpensslExtracts(_ fixture: Fixture) throws {
         let bytes = try ProfileBuilder.fixture(fixture)
-        #expect(try ProvisioningProfile(bytes: bytes).signedData.content == Oracle.cmsContent(bytes))
+        #expect(try ProvisioningProfile(bytes: bytes).signedData.content == ProfileOracle.cmsContent(bytes))
     }
 
     @Test(arguments: Fixture.allCases)
     func plistAgreesWithFoundation(_ fixture: Fixture) throws {
         let profile = try Self.profile(fixture)
-        let oracle = try Oracle.foundationDictionary(profile.signedData.content)
+        let oracle = try ProfileOracle.foundationDictionary(profile.signedData.content)
         #expect(Set(oracle.keys) == Set(profile.plist.keys))
         #expect(oracle["UUID"] as? String == profile.uuid)
         #expect((oracle["ExpirationDate"] as? Date)?.timeIntervalSince1970 == profile.expirationDate.timeIntervalSince1970)
@@ -102,12 +102,12 @@ struct GeneratedProfileTests {
         #expect(certificate.serialNumber == "0F0E0D0C")
     }
 
-    @Test(.enabled(if: Oracle.opensslMissing == nil, "openssl is not installed"))
+    @Test(.enabled(if: ProfileOracle.opensslMissing == nil, "openssl is not installed"))
     func certificatesAgreeWithOpenssl() throws {
         for name in ["developer.cer", "developer-expired.cer", "developer-other-team.cer"] {
             let der = ProfileBuilder.certificate(name)
             let certificate = try ProfileCertificate(derEncoded: der)
-            let oracle = try Oracle.certificate(der)
+            let oracle = try ProfileOracle.certificate(der)
             #expect(oracle.serial == certificate.serialNumber, "\(name)")
             #expect(oracle.sha1 == certificate.sha1Fingerprint, "\(name)")
             #expect(oracle.subject.contains("OU=\(certificate.teamIdentifier ?? "?")"), "\(name)")

@@ -76,12 +76,12 @@ struct IsignProfileTests {
         #expect(!certificate.isExpired(at: date("2020-01-01T00:00:00Z")))
     }
 
-    @Test(.enabled(if: Oracle.opensslMissing == nil, "openssl is not installed"))
+    @Test(.enabled(if: ProfileOracle.opensslMissing == nil, "openssl is not installed"))
     func contentEqualsWhatOpensslExtracts() throws {
         let bytes = try Fixtures.bytes(Self.path)
         let profile = try ProvisioningProfile(bytes: bytes)
-        #expect(profile.signedData.content == (try Oracle.cmsContent(bytes)))
-        #expect(profile.signedData.content == (try Oracle.smimeContent(bytes)))
+        #expect(profile.signedData.content == (try ProfileOracle.cmsContent(bytes)))
+        #expect(profile.signedData.content == (try ProfileOracle.smimeContent(bytes)))
         // isign ships the plist it signed beside the profile; it was signed in S/MIME text mode,
         // which turned its line ends into CRLF, and the decoder keeps the signed bytes exactly.
         let lineFeeds = String(decoding: profile.signedData.content, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
@@ -89,10 +89,10 @@ struct IsignProfileTests {
         #expect(Array(lineFeeds.utf8) == (try Fixtures.bytes("isign/test.mobileprovision.plist")))
     }
 
-    @Test(.enabled(if: Oracle.opensslMissing == nil, "openssl is not installed"))
+    @Test(.enabled(if: ProfileOracle.opensslMissing == nil, "openssl is not installed"))
     func certificateFieldsAgreeWithOpenssl() throws {
         let certificate = try #require(try ProvisioningProfile(bytes: Fixtures.bytes(Self.path)).developerCertificates.first)
-        let oracle = try Oracle.certificate(certificate.derBytes)
+        let oracle = try ProfileOracle.certificate(certificate.derBytes)
         #expect(oracle.serial == certificate.serialNumber)
         #expect(oracle.sha1 == certificate.sha1Fingerprint)
         #expect(oracle.notAfter == "2025-10-19 19:13:07Z")
@@ -102,7 +102,7 @@ struct IsignProfileTests {
 
     @Test func fieldsAgreeWithFoundation() throws {
         let profile = try ProvisioningProfile(bytes: Fixtures.bytes(Self.path))
-        let oracle = try Oracle.foundationDictionary(profile.signedData.content)
+        let oracle = try ProfileOracle.foundationDictionary(profile.signedData.content)
         #expect(oracle["Name"] as? String == profile.name)
         #expect(oracle["UUID"] as? String == profile.uuid)
         #expect(oracle["TeamIdentifier"] as? [String] == profile.teamIdentifiers)

@@ -3,7 +3,7 @@ import TestSupport
 
 /// Independent readers to compare the decoder against: openssl (CMS and X.509) and Foundation's
 /// `PropertyListSerialization` (CoreFoundation's plist parser).
-enum Oracle {
+enum ProfileOracle {
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
