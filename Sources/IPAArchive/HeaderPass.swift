@@ -6,9 +6,10 @@ import Synchronization
 /// The part of opening an archive that runs on a second thread while the opening thread puts
 /// the central directory into the path tree and the table: every record's own fields checked
 /// (`ZipArchive.checkEntryHeader`), its local header read and compared with it (where its data
-/// lies), and libzip's reading of every name compared with ours. It parses the records from the chunks the opening thread reads (`DirectoryChunks`),
-/// so both see the same directory; the opening thread reports what it finds in the order the
-/// checks were always made, so an archive with several faults is refused for the same one.
+/// lies), and libzip's reading of every name compared with ours. It parses the records from the
+/// chunks the opening thread reads (`DirectoryChunks`), so both see the same directory; the
+/// opening thread reports what either finds in the order the checks were always made, so an
+/// archive with several faults is refused for the same one.
 final class HeaderPass: Sendable {
     struct Outcome: Sendable {
         /// Per record, data offset minus local-header offset, and the data descriptor's length in
@@ -70,11 +71,11 @@ final class HeaderPass: Sendable {
         var headers = ReadAheadFile(file)
         var clock = clock
         var names = LibzipNameCheck(file: file, end: end, archive: archive)
-        // A directory this reader cannot read to its end, the opening thread cannot either: it
-        // reports that (or stopped first, on a fault of its own).
         // libzip reads the names window by window as the records go by; once it disagrees, or
         // the opening thread has refused the archive, only the local headers are read on.
         var checkingNames = true
+        // A directory this reader cannot read to its end, the opening thread cannot either: it
+        // reports that (or stopped first, on a fault of its own).
         while let (record, offset) = try? reader.next() {
             var position = DirectoryPosition(record: outcome.dataOffsetDeltas.count, step: .entryHeader)
             do {
