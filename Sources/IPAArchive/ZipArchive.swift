@@ -504,7 +504,10 @@ public final class ZipArchive {
 
     private func readSymlinkTargets() throws(ArchiveError) -> [Int: String] {
         var targets: [Int: String] = [:]
-        for entry in entries where entry.kind == .symlink {
+        // Found in the table's kinds: most archives have few symlinks among many entries.
+        let table = store.table
+        for index in 0..<table.count where table.kind(index) == .symlink {
+            let entry = ArchiveEntry(store: store, index: index)
             guard entry.uncompressedSize <= UInt64(Self.maximumSymlinkTarget) else {
                 throw .symlinkInvalid(
                     archive: path, entry: "\(entry.name)",
