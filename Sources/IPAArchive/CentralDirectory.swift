@@ -165,12 +165,19 @@ struct CentralDirectoryRecord {
     var compressedSize: UInt64
     var uncompressedSize: UInt64
     var name: ArraySlice<UInt8>
-    var extra: ArraySlice<UInt8>
+    /// The extra field's length; the field itself is taken from `raw` when asked for (few are).
+    var extraLength: Int
     var externalAttributes: UInt32
     var localHeaderOffset: UInt64
     /// Whether the offset came from the Zip64 extra field (0xFFFFFFFF in the header).
     var offsetInZip64Extra: Bool
     var sizesInZip64Extra: (uncompressed: Bool, compressed: Bool)
+
+    /// The extra field, as stored.
+    var extra: ArraySlice<UInt8> {
+        let start = raw.startIndex + ZipSignature.centralHeaderSize + name.count
+        return raw[start..<(start + extraLength)]
+    }
 
     /// Parses every record of a central directory held in memory.
     static func readAll(
@@ -194,43 +201,48 @@ struct CentralDirectoryRecord {
     static func parse(_ reader: inout ByteReader, index: UInt64, archive: String) throws(ArchiveError) -> CentralDirectoryRecord {
         do {
             let start = reader.position
-            // The fixed header, read in one go (every record of an archive goes through here).
-            let header = try reader.bytes(at: start, count: ZipSignature.centralHeaderSize)
-            try reader.skip(ZipSignature.centralHeaderSize)
-            let (signature, versionMadeBy, versionNeeded, flags, method, dosTime, dosDate, crc) = header.withUnsafeBytes { raw in
-                (raw.loadUnaligned(as: UInt32.self).littleEndian,
-                 raw.loadUnaligned(fromByteOffset: 4, as: UInt16.self).littleEndian,
-                 raw.loadUnaligned(fromByteOffset: 6, as: UInt16.self).littleEndian,
-                 raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self).littleEndian,
-                 raw.loadUnaligned(fromByteOffset: 10, as: UInt16.self).littleEndian,
-                 raw.loadUnaligned(fromByteOffset: 12, as: UInt16.self).littleEndian,
-                 raw.loadUnaligned(fromByteOffset: 14, as: UInt16.self).littleEndian,
-                 raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self).littleEndian)
+            // The fixed header, read in one go (every record of an archive goes through here)
+            // and in place: its fields are loaded at fixed offsets of the 46 bytes checked here.
+            try reader.check(offset: start, length: ZipSignature.centralHeaderSize)
+            let fields = reader.bytes.withUnsafeBytes { whole in
+                let raw = UnsafeRawBufferPointer(rebasing: whole[start..<(start + ZipSignature.centralHeaderSize)])
+                return CentralHeaderFields(
+                    signature: raw.loadUnaligned(as: UInt32.self).littleEndian,
+                    versionMadeBy: raw.loadUnaligned(fromByteOffset: 4, as: UInt16.self).littleEndian,
+                    versionNeeded: raw.loadUnaligned(fromByteOffset: 6, as: UInt16.self).littleEndian,
+                    flags: raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self).littleEndian,
+                    method: raw.loadUnaligned(fromByteOffset: 10, as: UInt16.self).littleEndian,
+                    dosTime: raw.loadUnaligned(fromByteOffset: 12, as: UInt16.self).littleEndian,
+                    dosDate: raw.loadUnaligned(fromByteOffset: 14, as: UInt16.self).littleEndian,
+                    crc: raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self).littleEndian,
+                    compressed32: raw.loadUnaligned(fromByteOffset: 20, as: UInt32.self).littleEndian,
+                    uncompressed32: raw.loadUnaligned(fromByteOffset: 24, as: UInt32.self).littleEndian,
+                    nameLength: Int(raw.loadUnaligned(fromByteOffset: 28, as: UInt16.self).littleEndian),
+                    extraLength: Int(raw.loadUnaligned(fromByteOffset: 30, as: UInt16.self).littleEndian),
+                    commentLength: Int(raw.loadUnaligned(fromByteOffset: 32, as: UInt16.self).littleEndian),
+                    diskStart: raw.loadUnaligned(fromByteOffset: 34, as: UInt16.self).littleEndian,
+                    // 36: internal attributes
+                    external: raw.loadUnaligned(fromByteOffset: 38, as: UInt32.self).littleEndian,
+                    offset32: raw.loadUnaligned(fromByteOffset: 42, as: UInt32.self).littleEndian)
             }
+            let (signature, versionMadeBy, versionNeeded, flags, method, dosTime, dosDate, crc) = (
+                fields.signature, fields.versionMadeBy, fields.versionNeeded, fields.flags, fields.method, fields.dosTime,
+                fields.dosDate, fields.crc)
             guard signature == ZipSignature.centralHeader else {
                 throw ArchiveError.corrupt(archive: archive, reason: "central-directory record \(index) has a bad signature")
             }
-            let (compressed32, uncompressed32, nameLength, extraLength, commentLength, diskStart, external, offset32) =
-                header.withUnsafeBytes { raw in
-                    (raw.loadUnaligned(fromByteOffset: 20, as: UInt32.self).littleEndian,
-                     raw.loadUnaligned(fromByteOffset: 24, as: UInt32.self).littleEndian,
-                     Int(raw.loadUnaligned(fromByteOffset: 28, as: UInt16.self).littleEndian),
-                     Int(raw.loadUnaligned(fromByteOffset: 30, as: UInt16.self).littleEndian),
-                     Int(raw.loadUnaligned(fromByteOffset: 32, as: UInt16.self).littleEndian),
-                     raw.loadUnaligned(fromByteOffset: 34, as: UInt16.self).littleEndian,
-                     // 36: internal attributes
-                     raw.loadUnaligned(fromByteOffset: 38, as: UInt32.self).littleEndian,
-                     raw.loadUnaligned(fromByteOffset: 42, as: UInt32.self).littleEndian)
-                }
+            let (compressed32, uncompressed32, nameLength, extraLength, diskStart, external, offset32) = (
+                fields.compressed32, fields.uncompressed32, fields.nameLength, fields.extraLength, fields.diskStart,
+                fields.external, fields.offset32)
+            try reader.skip(ZipSignature.centralHeaderSize)
             let name = try reader.readBytes(nameLength)
-            let extra = try reader.readBytes(extraLength)
-            try reader.skip(commentLength)
+            try reader.skip(extraLength + fields.commentLength)
 
             var record = CentralDirectoryRecord(
                 raw: reader.bytes[start..<reader.position], versionMadeBy: versionMadeBy,
                 versionNeeded: versionNeeded, flags: flags, method: method, dosTime: dosTime,
                 dosDate: dosDate, crc32: crc, compressedSize: UInt64(compressed32),
-                uncompressedSize: UInt64(uncompressed32), name: name, extra: extra,
+                uncompressedSize: UInt64(uncompressed32), name: name, extraLength: extraLength,
                 externalAttributes: external, localHeaderOffset: UInt64(offset32),
                 offsetInZip64Extra: false, sizesInZip64Extra: (false, false))
             try record.applyZip64Extra(
@@ -267,10 +279,30 @@ struct CentralDirectoryRecord {
     }
 }
 
+/// The fixed part of a central-directory record.
+private struct CentralHeaderFields {
+    var signature: UInt32
+    var versionMadeBy, versionNeeded, flags, method, dosTime, dosDate: UInt16
+    var crc, compressed32, uncompressed32: UInt32
+    var nameLength, extraLength, commentLength: Int
+    var diskStart: UInt16
+    var external, offset32: UInt32
+}
+
 /// Reads a central directory's records one after another from the file, a chunk at a time, so
 /// the directory is never held whole (the raw-copy writer and the validation both stream it).
+/// A reader can hand each chunk it reads on to a second reader on another thread
+/// (`DirectoryChunks`), which then parses the very same bytes without reading the file.
 struct CentralDirectoryReader {
-    private let file: FileByteSource
+    /// Where the chunks come from.
+    enum Source {
+        /// Read from the file; each chunk is also handed on to `forwarding`, when there is one.
+        case file(FileByteSource, forwarding: DirectoryChunks?)
+        /// Handed on by a reader of the same directory; none left when that reader stopped early.
+        case chunks(DirectoryChunks)
+    }
+
+    private let source: Source
     private let archive: String
     /// File offset and length of the directory.
     private let start: UInt64
@@ -281,11 +313,18 @@ struct CentralDirectoryReader {
     private var chunkStart: UInt64 = 0
     private(set) var index: UInt64 = 0
 
-    /// Bytes read at once; a record is at most 46 + 3 × 65,535 bytes, so one always fits.
-    static let chunkSize = 1 << 20
+    /// Bytes read at once; a record is at most 46 + 3 × 65,535 bytes, so one always fits. A few
+    /// chunks are alive at once while they are handed on (`DirectoryChunks`): small ones keep
+    /// that little, and are still few reads (40 for 100,000 records).
+    static let chunkSize = 256 << 10
 
     init(file: FileByteSource, directoryOffset: UInt64, directorySize: UInt64, count: UInt64, archive: String) {
-        self.file = file
+        self.init(source: .file(file, forwarding: nil), directoryOffset: directoryOffset, directorySize: directorySize,
+                  count: count, archive: archive)
+    }
+
+    init(source: Source, directoryOffset: UInt64, directorySize: UInt64, count: UInt64, archive: String) {
+        self.source = source
         self.archive = archive
         self.start = directoryOffset
         self.size = directorySize
@@ -307,10 +346,8 @@ struct CentralDirectoryReader {
         // The fixed header says how long the record is; then the whole record must be in the chunk.
         try ensure(ZipSignature.centralHeaderSize)
         var length = ZipSignature.centralHeaderSize
-        if let lengths = try? chunk.bytes(at: chunk.position + 28, count: 6) {
-            for pair in stride(from: lengths.startIndex, to: lengths.endIndex, by: 2) {
-                length += Int(lengths[pair]) | Int(lengths[pair + 1]) << 8
-            }
+        for field in stride(from: 28, to: 34, by: 2) {
+            length += Int((try? chunk.uint16(at: chunk.position + field, .little)) ?? 0)
         }
         try ensure(length)
         let record = try CentralDirectoryRecord.parse(&chunk, index: index, archive: archive)
@@ -325,10 +362,24 @@ struct CentralDirectoryReader {
         let offset = chunkStart + UInt64(chunk.position)
         let available = size - min(offset, size)
         let wanted = Int(min(available, UInt64(max(length, Self.chunkSize))))
-        do {
-            chunk = ByteReader(try file.read(offset: start + offset, count: wanted))
-        } catch {
-            throw .unreadable(archive: archive, reason: "\(error)")
+        switch source {
+        case .file(let file, let forwarding):
+            let bytes: [UInt8]
+            do {
+                bytes = try file.read(offset: start + offset, count: wanted)
+            } catch {
+                throw .unreadable(archive: archive, reason: "\(error)")
+            }
+            forwarding?.send(DirectoryChunks.Chunk(offset: offset, bytes: bytes))
+            chunk = ByteReader(bytes)
+        case .chunks(let chunks):
+            // The forwarding reader read exactly here, as this reader parses the same bytes.
+            guard let next = chunks.receive(), next.offset == offset, next.bytes.count == wanted else {
+                throw .unreadable(archive: archive, reason: "the central directory's reader stopped")
+            }
+            // A copy of its own: records hold slices of their chunk, and two threads counting
+            // references to one buffer would wait on each other at every record.
+            chunk = ByteReader(next.bytes.withUnsafeBufferPointer { Array($0) })
         }
         chunkStart = offset
         guard wanted >= length else { throw .corrupt(archive: archive, reason: "the central directory is truncated") }

@@ -30,7 +30,7 @@ struct EntryTable: Sendable {
         localHeaderOffsets.reserveCapacity(count)
         compressedSizes.reserveCapacity(count)
         uncompressedSizes.reserveCapacity(count)
-        for column in [\Self.recordOffsets, \.crc32s, \.externalAttributes, \.dataOffsetDeltas] as [WritableKeyPath<Self, [UInt32]>] {
+        for column in [\Self.recordOffsets, \.crc32s, \.externalAttributes] as [WritableKeyPath<Self, [UInt32]>] {
             self[keyPath: column].reserveCapacity(count)
         }
         for column in [\Self.versionsMadeBy, \.flags, \.methods, \.dosTimes, \.dosDates] as [WritableKeyPath<Self, [UInt16]>] {
@@ -39,29 +39,38 @@ struct EntryTable: Sendable {
         traits.reserveCapacity(count)
     }
 
-    /// Appends a record whose local header has been read (`span`).
-    mutating func append(_ record: CentralDirectoryRecord, recordOffset: UInt64, span: LocalHeader.Span) {
+    /// Appends a record; where its data lies comes from its local header, read on another thread
+    /// (`setSpans`).
+    mutating func append(_ record: CentralDirectoryRecord, recordOffset: UInt64) {
         let isDirectoryName = record.name.last == UInt8(ascii: "/")
         let kind = ArchiveEntry.kind(
             isDirectoryName: isDirectoryName,
             unixMode: ArchiveEntry.unixMode(versionMadeBy: record.versionMadeBy, externalAttributes: record.externalAttributes))
-        let dataEnd = span.dataOffset + record.compressedSize
-        let descriptorUnits = UInt8(truncatingIfNeeded: (span.end - dataEnd) / 4)
         localHeaderOffsets.append(record.localHeaderOffset)
         compressedSizes.append(record.compressedSize)
         uncompressedSizes.append(record.uncompressedSize)
         recordOffsets.append(UInt32(truncatingIfNeeded: recordOffset))
         crc32s.append(record.crc32)
         externalAttributes.append(record.externalAttributes)
-        dataOffsetDeltas.append(UInt32(truncatingIfNeeded: span.dataOffset - record.localHeaderOffset))
         versionsMadeBy.append(record.versionMadeBy)
         flags.append(record.flags)
         methods.append(record.method)
         dosTimes.append(record.dosTime)
         dosDates.append(record.dosDate)
-        traits.append(kind.rawValue | (isDirectoryName ? 4 : 0) | descriptorUnits << 3)
+        traits.append(kind.rawValue | (isDirectoryName ? 4 : 0))
         let modified = DOSTimestamp(time: record.dosTime, date: record.dosDate)
         latestModification = latestModification.map { max($0, modified) } ?? modified
+    }
+
+    /// Sets where every entry's data lies, as its local header says: data offset minus
+    /// local-header offset, and the data descriptor's length in 4-byte units (one of each per
+    /// entry, in order).
+    mutating func setSpans(dataOffsetDeltas: [UInt32], descriptorUnits: [UInt8]) {
+        precondition(dataOffsetDeltas.count == count && descriptorUnits.count == count, "one span per entry")
+        self.dataOffsetDeltas = dataOffsetDeltas
+        for (index, units) in descriptorUnits.enumerated() {
+            traits[index] = traits[index] & 7 | units << 3
+        }
     }
 
     func kind(_ index: Int) -> ArchiveEntry.Kind {

@@ -91,23 +91,49 @@ public final class ZipArchive {
             throw .tooManyEntries(archive: path, count: end.entryCount, limit: limits.maximumEntries)
         }
         var clock = WorkClock(deadline: self.deadline, seconds: limits.maximumSeconds, file: path)
-        let store = try Self.readDirectory(file, end: end, limits: limits, archive: path, clock: &clock)
+        // Each record's own fields, its local header and libzip's reading of the names are checked
+        // on a second thread (they need nothing from the path tree); what either thread finds is
+        // reported in the order the checks have always been made: the directory record by record
+        // (see `DirectoryPosition`), then the spans, the names, libzip.
+        let chunks = DirectoryChunks()
+        let headerPass = HeaderPass(
+            location: Self.reopeningLocation(of: file), end: end, chunks: chunks, archive: path, limits: limits, clock: clock)
+        var progress = DirectoryPosition()
+        var table: EntryTable
+        let tree: PathTree
+        do {
+            (table, tree) = try Self.readDirectory(
+                file, end: end, limits: limits, archive: path, clock: &clock, forwarding: chunks, progress: &progress)
+        } catch {
+            chunks.close(failed: true)
+            if let (position, headerError) = headerPass.wait().headerFailure, position < progress {
+                throw headerError
+            }
+            throw error
+        }
+        chunks.close(failed: false)
+        var nameFailure: ArchiveError?
+        do {
+            try Self.checkNames(EntryStore(table: table, tree: tree), archive: path, clock: &clock)
+        } catch {
+            nameFailure = error
+        }
+        let headers = headerPass.wait()
+        if let (_, headerError) = headers.headerFailure { throw headerError }
+        guard headers.dataOffsetDeltas.count == table.count, headers.descriptorUnits.count == table.count else {
+            throw .unreadable(archive: path, reason: "the file changed while being read")
+        }
+        table.setSpans(dataOffsetDeltas: headers.dataOffsetDeltas, descriptorUnits: headers.descriptorUnits)
+        let store = EntryStore(table: table, tree: tree)
         self.store = store
         self.comment = end.comment
         self.centralDirectoryOffset = end.centralDirectoryOffset
         self.centralDirectorySize = end.centralDirectorySize
         try Self.checkSpans(store, directoryOffset: end.centralDirectoryOffset, archive: path, clock: &clock)
-        if let duplicate = store.tree.firstDuplicate {
-            throw .duplicateName(archive: path, entry: "\(store.name(duplicate))")
-        }
-        if let (first, second) = try store.tree.firstCaseCollision(work: { units throws(ArchiveError) in try clock.tick(units) }) {
-            throw .caseCollision(
-                archive: path, entry: EntryName.decode(store.tree.path(of: first)), other: EntryName.decode(store.tree.path(of: second)))
-        }
-        try Self.checkParents(store, archive: path, clock: &clock)
+        if let nameFailure { throw nameFailure }
+        if let libzipFailure = headers.libzipFailure { throw libzipFailure }
         self.symlinkTargets = [:]
         // From here `self` is fully initialised.
-        try crossCheckWithLibzip(clock: &clock)
         self.symlinkTargets = try readSymlinkTargets()
         try checkSymlinks { _ in [] }
         try checkLimits()
@@ -116,7 +142,9 @@ public final class ZipArchive {
     /// Where another reader opens this same file: its descriptor in `/proc/self/fd`, which
     /// reaches the file even when its path is gone or names another file by now (an app folder's
     /// packed, already unlinked archive); the path it was opened from where there is no `/proc`.
-    var locationForReopening: String {
+    var locationForReopening: String { Self.reopeningLocation(of: file) }
+
+    static func reopeningLocation(of file: FileByteSource) -> String {
         let descriptorPath = "/proc/self/fd/\(file.descriptor)"
         return access(descriptorPath, F_OK) == 0 ? descriptorPath : file.path
     }
@@ -308,26 +336,28 @@ public final class ZipArchive {
 
     // MARK: Checks
 
-    /// Reads the central directory record by record: each one's header is checked, its local
-    /// header read and compared, its name placed in the path tree and its numbers in the table.
+    /// Reads the central directory record by record, each one's name placed in the path tree and
+    /// its numbers in the table (its fields and local header are checked on the other thread,
+    /// `HeaderPass`). Every chunk read is handed on to `forwarding`; `progress` tells where a
+    /// fault was found.
     private static func readDirectory(
-        _ file: FileByteSource, end: EndOfCentralDirectory, limits: ArchiveLimits, archive: String, clock: inout WorkClock
-    ) throws(ArchiveError) -> EntryStore {
+        _ file: FileByteSource, end: EndOfCentralDirectory, limits: ArchiveLimits, archive: String, clock: inout WorkClock,
+        forwarding: DirectoryChunks, progress: inout DirectoryPosition
+    ) throws(ArchiveError) -> (EntryTable, PathTree) {
         let count = Int(end.entryCount)
         var reader = CentralDirectoryReader(
-            file: file, directoryOffset: end.centralDirectoryOffset, directorySize: end.centralDirectorySize,
-            count: end.entryCount, archive: archive)
+            source: .file(file, forwarding: forwarding), directoryOffset: end.centralDirectoryOffset,
+            directorySize: end.centralDirectorySize, count: end.entryCount, archive: archive)
         var table = EntryTable()
         table.reserveCapacity(count)
         let nameBytes = end.centralDirectorySize - min(end.centralDirectorySize, end.entryCount * UInt64(ZipSignature.centralHeaderSize))
         var tree = PathTree(entryCount: count, nameBytes: Int(nameBytes))
-        var headers = ReadAheadFile(file)
         var totalSize: UInt64 = 0
         while let (record, offset) = try reader.next() {
+            progress.step = .totalSize
             // Each record's name is read a few times over (checked, compared with its local
             // header and the previous name): a deep name is as much work as many records.
             try clock.tick(1 + record.name.count)
-            try checkEntryHeader(record, archive: archive, limits: limits)
             let (sum, overflow) = totalSize.addingReportingOverflow(record.uncompressedSize)
             totalSize = overflow ? .max : sum
             guard totalSize <= limits.maximumTotalUncompressedSize else {
@@ -338,12 +368,13 @@ public final class ZipArchive {
                 }
                 throw .totalSizeLimit(archive: archive, total: totalSize, limit: limits.maximumTotalUncompressedSize)
             }
-            let span = try LocalHeader.span(of: record, in: &headers, archive: archive)
+            progress.step = .pathIndex
             try tree.insert(entry: table.count, name: record.name) { units throws(ArchiveError) in try clock.tick(units) }
             try checkIndexSize(tree.byteCount, limits: limits, archive: archive)
-            table.append(record, recordOffset: offset, span: span)
+            table.append(record, recordOffset: offset)
+            progress = DirectoryPosition(record: progress.record + 1, step: .reading)
         }
-        return EntryStore(table: table, tree: tree)
+        return (table, tree)
     }
 
     /// An index of paths below this size always fits, whatever `--max-memory` says: counting
@@ -356,7 +387,7 @@ public final class ZipArchive {
             archive: archive, what: "the index of its folders and entries", size: UInt64(bytes), limit: limits.maximumMemory)
     }
 
-    private static func checkEntryHeader(
+    static func checkEntryHeader(
         _ record: CentralDirectoryRecord, archive: String, limits: ArchiveLimits
     ) throws(ArchiveError) {
         // Formatted only when a message needs it.
@@ -391,6 +422,20 @@ public final class ZipArchive {
                 throw .expansionRatio(archive: archive, entry: name, ratio: ratio, limit: limits.maximumExpansionRatio)
             }
         }
+    }
+
+    /// Refuses repeated names, names that differ only in case, and entries beneath a file or a
+    /// symlink.
+    private static func checkNames(_ store: EntryStore, archive: String, clock: inout WorkClock) throws(ArchiveError) {
+        if let duplicate = store.tree.firstDuplicate {
+            throw .duplicateName(archive: archive, entry: "\(store.name(duplicate))")
+        }
+        if let (first, second) = try store.tree.firstCaseCollision(work: { units throws(ArchiveError) in try clock.tick(units) }) {
+            throw .caseCollision(
+                archive: archive, entry: EntryName.decode(store.tree.path(of: first)),
+                other: EntryName.decode(store.tree.path(of: second)))
+        }
+        try checkParents(store, archive: archive, clock: &clock)
     }
 
     /// Entries' bytes must not overlap each other or the central directory.
@@ -457,48 +502,12 @@ public final class ZipArchive {
         return String(key[key.startIndex..<end])
     }
 
-    /// libzip must read every record's name as we do. It opens a small archive whole, as it
-    /// is; a larger one a window of records at a time, so its index stays small.
-    private func crossCheckWithLibzip(clock: inout WorkClock) throws(ArchiveError) {
-        let count = store.table.count
-        let whole = count <= Self.libzipWindow && centralDirectorySize <= Self.libzipWindowBytes
-        var first = 0
-        repeat {
-            let view: LibzipView
-            var last = count
-            if whole {
-                view = try LibzipView(wholeFile: file, archive: path)
-            } else {
-                // Up to 4,096 records or 4 MiB of them, and at least one.
-                last = first + 1
-                let limit = recordRange(first).lowerBound + Self.libzipWindowBytes
-                while last < count, last - first < Self.libzipWindow, recordRange(last).upperBound <= limit { last += 1 }
-                let records = recordRange(first).lowerBound..<recordRange(last - 1).upperBound
-                view = try LibzipView(
-                    file: file, directoryOffset: centralDirectoryOffset, records: records, count: last - first, archive: path)
-            }
-            guard view.entryCount == Int64(last - first) else {
-                throw .corrupt(
-                    archive: path,
-                    reason: "libzip sees \(view.entryCount) entries where the central directory lists \(last - first)"
-                        + (whole ? "" : " (records \(first) to \(last - 1))"))
-            }
-            for index in first..<last {
-                try clock.tick(1)
-                guard let libzipName = view.rawName(index - first) else {
-                    throw .corrupt(archive: path, reason: "libzip cannot name entry \(index)")
-                }
-                guard store.tree.name(ofEntry: index, isDirectoryName: store.table.isDirectoryName(index), equals: libzipName) else {
-                    throw .corrupt(archive: path, reason: "libzip reads the name of entry \(index) differently")
-                }
-            }
-            first = last
-        } while first < count
-    }
-
     private func readSymlinkTargets() throws(ArchiveError) -> [Int: String] {
         var targets: [Int: String] = [:]
-        for entry in entries where entry.kind == .symlink {
+        // Found in the table's kinds: most archives have few symlinks among many entries.
+        let table = store.table
+        for index in 0..<table.count where table.kind(index) == .symlink {
+            let entry = ArchiveEntry(store: store, index: index)
             guard entry.uncompressedSize <= UInt64(Self.maximumSymlinkTarget) else {
                 throw .symlinkInvalid(
                     archive: path, entry: "\(entry.name)",
@@ -589,5 +598,29 @@ extension WorkClock {
     /// `ARCHIVE_TIME_LIMIT` once the deadline has passed.
     mutating func tick(_ units: Int) throws(ArchiveError) {
         if isExpired(after: units) { throw .timeLimit(archive: file, seconds: seconds) }
+    }
+}
+
+/// A step of reading the central directory, in the order each record goes through them: the
+/// first fault found in this order is the one reported, whichever thread found it.
+struct DirectoryPosition: Comparable {
+    enum Step: Int {
+        /// Reading the record (this thread).
+        case reading
+        /// Its own fields (the other thread).
+        case entryHeader
+        /// The total of the sizes so far (this thread).
+        case totalSize
+        /// Its local header (the other thread).
+        case localHeader
+        /// Its name in the path tree (this thread).
+        case pathIndex
+    }
+
+    var record = 0
+    var step = Step.reading
+
+    static func < (lhs: DirectoryPosition, rhs: DirectoryPosition) -> Bool {
+        (lhs.record, lhs.step.rawValue) < (rhs.record, rhs.step.rawValue)
     }
 }
