@@ -1,6 +1,9 @@
 import Dispatch
 import FormatSupport
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// The part of opening an archive that runs on a second thread while the opening thread puts
@@ -26,23 +29,28 @@ final class HeaderPass: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts the pass over the `end.entryCount` records the opening thread sends through
-    /// `chunks`. The pass reads the file through a descriptor of its own, opened on
-    /// `location` (the opening thread's open file, as `ZipArchive.reopeningLocation` names it).
+    /// `chunks`. The pass reads the file through a duplicate of the opening thread's descriptor
+    /// (`dup`: the very file it opened, whatever its path names by now; reads are `pread`, so the
+    /// two share no position), which it owns and closes.
     init(
-        location: String, end: EndOfCentralDirectory, chunks: DirectoryChunks, archive: String, limits: ArchiveLimits,
+        file: FileByteSource, end: EndOfCentralDirectory, chunks: DirectoryChunks, archive: String, limits: ArchiveLimits,
         clock: WorkClock
     ) {
+        let duplicate = fcntl(file.descriptor, F_DUPFD_CLOEXEC, 0)
+        let failure = duplicate < 0 ? String(cString: strerror(errno)) : nil
+        let (path, size) = (file.path, file.size)
         Thread.detachNewThread { [self] in
             let result: Outcome
-            do throws(FileReadError) {
-                let file = try FileByteSource(path: location)
-                result = Self.run(file: file, end: end, chunks: chunks, archive: archive, limits: limits, clock: clock)
-            } catch {
+            if let failure {
                 chunks.abandon()
                 var failed = Outcome()
                 failed.headerFailure = (
-                    DirectoryPosition(record: 0, step: .entryHeader), .unreadable(archive: archive, reason: error.reason))
+                    DirectoryPosition(record: 0, step: .entryHeader),
+                    .unreadable(archive: archive, reason: "its descriptor cannot be duplicated: \(failure)"))
                 result = failed
+            } else {
+                let file = FileByteSource(adopting: duplicate, path: path, size: size)
+                result = Self.run(file: file, end: end, chunks: chunks, archive: archive, limits: limits, clock: clock)
             }
             outcome.withLock { $0 = result }
             finished.signal()

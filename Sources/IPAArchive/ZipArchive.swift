@@ -97,7 +97,7 @@ public final class ZipArchive {
         // (see `DirectoryPosition`), then the spans, the names, libzip.
         let chunks = DirectoryChunks()
         let headerPass = HeaderPass(
-            location: Self.reopeningLocation(of: file), end: end, chunks: chunks, archive: path, limits: limits, clock: clock)
+            file: file, end: end, chunks: chunks, archive: path, limits: limits, clock: clock)
         var progress = DirectoryPosition()
         var table: EntryTable
         let tree: PathTree
@@ -142,9 +142,7 @@ public final class ZipArchive {
     /// Where another reader opens this same file: its descriptor in `/proc/self/fd`, which
     /// reaches the file even when its path is gone or names another file by now (an app folder's
     /// packed, already unlinked archive); the path it was opened from where there is no `/proc`.
-    var locationForReopening: String { Self.reopeningLocation(of: file) }
-
-    static func reopeningLocation(of file: FileByteSource) -> String {
+    var locationForReopening: String {
         let descriptorPath = "/proc/self/fd/\(file.descriptor)"
         return access(descriptorPath, F_OK) == 0 ? descriptorPath : file.path
     }
