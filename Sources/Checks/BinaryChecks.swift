@@ -27,8 +27,8 @@ enum BinaryChecks {
             guard let evidence = BinaryScanner.scan(bundle, context: context, markers: markers) else { continue }
             binaries.append(evidence)
             // The signature sits at the executable's end: read now, it continues the scan's
-            // inflated stream instead of starting another (`CheckContext.codeSignatures`).
-            _ = context.codeSignatures(of: bundle)
+            // inflated stream instead of starting another (`CheckContext.signatureReading`).
+            _ = context.signatureReading(of: bundle)
         }
         let files = AppFiles(context.archive)
         let libraries = looseLibraries(context)

@@ -1,6 +1,7 @@
 import AppBundle
 import Foundation
 import MachO
+import PropertyList
 import Reporting
 import Verification
 
@@ -44,7 +45,7 @@ public final class CheckContext {
     /// The moment expiry is judged at.
     public let now: Date
     private var executables: [String: Result<MachOFile, Error>] = [:]
-    private var signatures: [String: [SignatureSummary.SliceSignature]] = [:]
+    private var signatureReadings: [String: SignatureReading] = [:]
 
     init(archive: AppArchive, options: CheckOptions, data: CheckData, icon: IconResolution) {
         self.archive = archive
@@ -83,26 +84,40 @@ public final class CheckContext {
         return result
     }
 
-    /// The embedded signature of each slice of a bundle's executable, read once and shared by the
-    /// signature summary and the entitlement check. The binary checks ask for it right after
-    /// their scan of each executable, so the read continues the stream the scan left (in an app
-    /// with many executables, the archive keeps only the last few streams).
-    public func codeSignatures(of bundle: BundleInfo) -> [SignatureSummary.SliceSignature] {
-        guard let path = bundle.executablePath else { return [] }
-        if let cached = signatures[path] { return cached }
-        var read: [SignatureSummary.SliceSignature] = []
+    /// What a bundle's code signature says to the signature summary and to the entitlement
+    /// check, read once: right after the binary checks' scan of the executable, so the read
+    /// continues the stream the scan left (the archive keeps only the last few streams). Each
+    /// reader stops at the slice it always stopped at, and only these small results are kept,
+    /// not the signatures.
+    public func signatureReading(of bundle: BundleInfo) -> SignatureReading {
+        guard let path = bundle.executablePath else { return SignatureReading(summary: nil, entitlements: .none) }
+        if let cached = signatureReadings[path] { return cached }
+        var reading = SignatureReading(summary: nil, entitlements: .none)
         if case .success(let file)? = executable(of: bundle), let entry = archive.entry(path) {
-            var source = archive.archive.zip.byteSource(for: entry)
-            read = SignatureSummary.read(file, from: &source, of: path, in: archive.archive.zip)
+            let slices = SignatureSummary.Slices(file: file, path: path, entry: entry, in: archive.archive.zip)
+            reading = SignatureReading(
+                summary: SignatureSummary.summarize(slices),
+                entitlements: ProfileChecks.signedEntitlements(slices, clock: archive.archive.zip.workClock()))
         }
-        signatures[path] = read
-        return read
+        signatureReadings[path] = reading
+        return reading
     }
+}
 
-    /// What a bundle's signature says about itself (`inspect`'s `bundles`); nil when it has no
-    /// readable executable.
-    public func signatureSummary(of bundle: BundleInfo) -> Report.Signature? {
-        guard case .success? = executable(of: bundle) else { return nil }
-        return SignatureSummary.summarize(codeSignatures(of: bundle))
-    }
+/// What a bundle's code signature says to `inspect`'s summary and to the entitlement check.
+public struct SignatureReading {
+    /// Nil when the bundle has no readable executable.
+    public let summary: Report.Signature?
+    public let entitlements: SignedEntitlements
+}
+
+/// The entitlements a bundle's executable is signed with, or why they cannot be read.
+public enum SignedEntitlements {
+    /// No signature, or one without entitlements.
+    case none
+    case entitlements(PropertyListDictionary)
+    /// A slice's signature cannot be read (damaged, or over the memory limit).
+    case signatureUnreadable(architecture: String, reason: String)
+    /// The signature's entitlements blob cannot be parsed.
+    case entitlementsUnreadable(reason: String)
 }

@@ -49,7 +49,7 @@ public enum Inspector {
         report.bundles = archive.allBundles.map { bundle in
             Report.Bundle(
                 path: bundle.path, kind: bundle.kind, bundleId: bundle.bundleIdentifier, version: bundle.shortVersion,
-                signature: context.signatureSummary(of: bundle))
+                signature: context.signatureReading(of: bundle).summary)
         }
         try archive.checkLimits()
         let assignments = try ProfileChecks.apply(context, to: &report)

@@ -7,6 +7,7 @@ import MachO
 import PropertyList
 import ProvisioningProfile
 import Reporting
+import Verification
 
 /// The entitlements of a bundle's code signature against its profile, and the app's Data
 /// Protection class.
@@ -15,31 +16,23 @@ extension ProfileChecks {
     static func entitlementFindings(_ assignment: ProfileAssignment, context: CheckContext) -> [Finding] {
         let bundle = assignment.bundle
         guard let path = bundle.executablePath else { return [] }
-        var signed: PropertyListDictionary?
-        for read in context.codeSignatures(of: bundle) {
-            let signature: EmbeddedSignature
-            switch read.signature {
-            case .success(let readable):
-                signature = readable
-            case .failure(let error):
-                // A damaged signature hides what the bundle is entitled to: say so rather than
-                // report a clean bundle.
-                return [Finding(
-                    .signedEntitlementsUnreadable,
-                    .profile(.signatureUnreadable(
-                        executablePath: path, architecture: read.slice.architecture.name, reason: BinaryScanner.reason(error))),
-                    path: path)]
-            }
-            do {
-                signed = try entitlements(of: signature, clock: context.archive.archive.zip.workClock())
-            } catch {
-                return [Finding(
-                    .signedEntitlementsUnreadable,
-                    .profile(.signedEntitlementsUnreadable(executablePath: path, reason: "\(error)")), path: path)]
-            }
-            if signed != nil { break }
+        let signed: PropertyListDictionary
+        switch context.signatureReading(of: bundle).entitlements {
+        case .none:
+            return []
+        case .entitlements(let entitlements):
+            signed = entitlements
+        case .signatureUnreadable(let architecture, let reason):
+            // A damaged signature hides what the bundle is entitled to: say so rather than
+            // report a clean bundle.
+            return [Finding(
+                .signedEntitlementsUnreadable,
+                .profile(.signatureUnreadable(executablePath: path, architecture: architecture, reason: reason)), path: path)]
+        case .entitlementsUnreadable(let reason):
+            return [Finding(
+                .signedEntitlementsUnreadable, .profile(.signedEntitlementsUnreadable(executablePath: path, reason: reason)),
+                path: path)]
         }
-        guard let signed else { return [] }
         let missing = signed.keys.filter { assignment.profile.entitlements[$0] == nil }.sorted()
         guard !missing.isEmpty else { return [] }
         return [Finding(
@@ -47,6 +40,27 @@ extension ProfileChecks {
             .profile(.entitlementsNotGranted(
                 executablePath: path, profile: describe(assignment.profile, file: assignment.file), entitlements: missing)),
             path: path)]
+    }
+
+    /// The entitlements of the first slice whose signature has some, slice by slice; the first
+    /// slice whose signature cannot be read, or whose entitlements cannot be parsed, stops it.
+    static func signedEntitlements(_ slices: SignatureSummary.Slices, clock: WorkClock) -> SignedEntitlements {
+        for index in slices.file.slices.indices {
+            guard let read = slices.signature(at: index) else { continue }
+            let signature: EmbeddedSignature
+            switch read.signature {
+            case .success(let readable):
+                signature = readable
+            case .failure(let error):
+                return .signatureUnreadable(architecture: read.slice.architecture.name, reason: BinaryScanner.reason(error))
+            }
+            do {
+                if let entitlements = try entitlements(of: signature, clock: clock) { return .entitlements(entitlements) }
+            } catch {
+                return .entitlementsUnreadable(reason: "\(error)")
+            }
+        }
+        return .none
     }
 
     /// The XML entitlements of a signature, else its DER entitlements; nil when it has neither.

@@ -26,36 +26,56 @@ public enum SignatureSummary {
         }
     }
 
-    /// Reads the signature of each slice of `file` that has one (`LC_CODE_SIGNATURE`), in order,
-    /// reserving its size from the input's memory limit first.
-    public static func read(
-        _ file: MachOFile, from source: inout ArchiveEntrySource, of path: String, in zip: ZipArchive
-    ) -> [SliceSignature] {
-        var signatures: [SliceSignature] = []
-        for slice in file.slices {
-            guard let range = slice.codeSignatureRange else { continue }
+    /// The slices' signatures of one executable, each read (its size reserved from the input's
+    /// memory limit first) when a reader first asks for it, and kept while this lives: readers
+    /// that stop at different slices read no slice twice and none that no reader needs.
+    public final class Slices {
+        public let file: MachOFile
+        private var source: ArchiveEntrySource
+        private let path: String
+        private let zip: ZipArchive
+        private var read: [Int: SliceSignature?] = [:]
+
+        public init(file: MachOFile, path: String, entry: ArchiveEntry, in zip: ZipArchive) {
+            self.file = file
+            self.source = zip.byteSource(for: entry)
+            self.path = path
+            self.zip = zip
+        }
+
+        /// Slice `index`'s signature; nil when the slice has none.
+        public func signature(at index: Int) -> SliceSignature? {
+            if let known = read[index] { return known }
+            let result = readSignature(at: index)
+            read[index] = result
+            return result
+        }
+
+        private func readSignature(at index: Int) -> SliceSignature? {
+            guard file.slices.indices.contains(index) else { return nil }
+            let slice = file.slices[index]
+            guard let range = slice.codeSignatureRange else { return nil }
             do {
                 try zip.reserveMemory(UInt64(range.size), for: "the code signature of '\(path)'")
             } catch {
-                signatures.append(SliceSignature(slice: slice, signature: .failure(error), overMemoryLimit: true))
-                continue
+                return SliceSignature(slice: slice, signature: .failure(error), overMemoryLimit: true)
             }
             do {
-                guard let signature = try slice.readCodeSignature(from: &source) else { continue }
-                signatures.append(SliceSignature(slice: slice, signature: .success(signature)))
+                guard let signature = try slice.readCodeSignature(from: &source) else { return nil }
+                return SliceSignature(slice: slice, signature: .success(signature))
             } catch {
-                signatures.append(SliceSignature(slice: slice, signature: .failure(error)))
+                return SliceSignature(slice: slice, signature: .failure(error))
             }
         }
-        return signatures
     }
 
-    /// The summary of an executable's signatures: the first readable one with a CodeDirectory;
-    /// unsigned when none is, or when the memory limit stopped the reading first.
-    public static func summarize(_ signatures: [SliceSignature]) -> Report.Signature {
+    /// The summary of an executable's signatures: the first readable one with a CodeDirectory,
+    /// slice by slice; unsigned when none is, or when the memory limit stops the reading first.
+    public static func summarize(_ slices: Slices) -> Report.Signature {
         var summary = Report.Signature(
             signed: false, adHoc: false, cdhash: nil, teamId: nil, hashTypes: [], certificateSubject: nil, certificateExpiry: nil)
-        for read in signatures {
+        for index in slices.file.slices.indices {
+            guard let read = slices.signature(at: index) else { continue }
             if read.overMemoryLimit { return summary }
             guard case .success(let signature) = read.signature, let primary = signature.codeDirectory else { continue }
             summary.signed = true
