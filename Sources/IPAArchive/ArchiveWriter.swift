@@ -36,9 +36,10 @@ public enum ArchiveWriter {
         options: RepackOptions = RepackOptions(), verifying: Verification?, continuing early: EarlyCopy? = nil
     ) throws -> RepackSummary {
         try refuseOverwritingInput(archive, output: output)
-        let started = early.flatMap { $0.source === archive && $0.output.destination == output ? $0 : nil }
-        let out = try started?.output ?? AtomicOutputFile(destination: output)
-        let summary = try write(archive, into: out, edits: edits, options: options, verifying: verifying, early: started)
+        let continued = early?.take(for: archive, destination: output)
+        let out = try continued ?? AtomicOutputFile(destination: output)
+        let summary = try write(
+            archive, into: out, edits: edits, options: options, verifying: verifying, early: continued == nil ? nil : early)
         try out.commit(length: summary.outputSize, synchronize: options.synchronize)
         return summary
     }

@@ -143,6 +143,10 @@ public final class AtomicOutputFile {
         }
     }
 
+    /// Whether the unfinished file has no name (`O_TMPFILE`): nothing of it can outlive the
+    /// process, even one killed before it cleans up.
+    var isUnnamed: Bool { temporaryPath == nil }
+
     /// A path through which the unfinished file can be opened for reading (to verify it).
     public var readablePath: String {
         temporaryPath ?? "/proc/self/fd/\(descriptor)"

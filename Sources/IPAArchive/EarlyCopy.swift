@@ -23,6 +23,8 @@ public final class EarlyCopy {
     private let progress: Progress
     /// Bytes copied, once the thread has stopped.
     private var copiedWhenJoined: UInt64?
+    /// Whether a repack has taken the output (it publishes and closes it: one use only).
+    private var taken = false
 
     /// What the copying thread shares with the writer.
     private final class Progress: Sendable {
@@ -48,7 +50,9 @@ public final class EarlyCopy {
     /// Starts copying `archive` into a new unpublished output for `destination`; nil, and nothing
     /// made, when the writer should do all of it itself: the destination is the input, exists as
     /// something other than a regular file (a FIFO is opened only when the output is sure), or
-    /// cannot be created now (the writer reports that error when it is its turn).
+    /// cannot be created now (the writer reports that error when it is its turn), or its file
+    /// system cannot make unnamed files (a hidden named one would then exist, and could be left
+    /// by an interrupted run, for the whole of the checks).
     public init?(_ archive: ZipArchive, destination: String) {
         guard archive.centralDirectoryOffset > 0 else { return nil }
         var target = stat()
@@ -58,7 +62,7 @@ public final class EarlyCopy {
                 target.st_dev != input.st_dev || target.st_ino != input.st_ino
             else { return nil }
         }
-        guard let output = try? AtomicOutputFile(destination: destination) else { return nil }
+        guard let output = try? AtomicOutputFile(destination: destination), output.isUnnamed else { return nil }
         self.output = output
         self.source = archive
         let progress = Progress(limit: archive.centralDirectoryOffset)
@@ -70,6 +74,14 @@ public final class EarlyCopy {
             Self.copy(from: input, to: written, progress: progress)
             progress.finished.signal()
         }
+    }
+
+    /// The output, for the one repack of `archive` into `destination` that continues this copy;
+    /// nil for any other, or once taken.
+    func take(for archive: ZipArchive, destination: String) -> AtomicOutputFile? {
+        guard !taken, source === archive, output.destination == destination else { return nil }
+        taken = true
+        return output
     }
 
     deinit {

@@ -92,9 +92,10 @@ import TestSupport
         let started = EarlyCopy(archive, destination: scratch.path("out.ipa"))
         #expect(started?.finish(keeping: 0) == 0)
         #expect(scratch.listing() == ["in.ipa"])
-        // An existing output is left as it was until a repack replaces it.
+        // An existing output is left as it was until a repack replaces it, even once all is copied.
         try scratch.write("old.ipa", Array("old".utf8))
-        _ = try #require(EarlyCopy(archive, destination: scratch.path("old.ipa")))
+        let finished = try #require(EarlyCopy(archive, destination: scratch.path("old.ipa")))
+        #expect(finished.finish(keeping: .max) == archive.centralDirectoryOffset)
         #expect(try Fixtures.bytesAt(scratch.path("old.ipa")) == Array("old".utf8))
         #expect(scratch.listing() == ["in.ipa", "old.ipa"])
     }
@@ -115,5 +116,37 @@ import TestSupport
         let summary = try ArchiveWriter.repack(archive, to: scratch.path("out.ipa"), verifying: nil, continuing: other)
         #expect(summary.earlyCopiedBytes == 0)
         #expect(try Fixtures.bytesAt(scratch.path("out.ipa")) == (try Fixtures.bytesAt(input)))
+    }
+
+    /// As `wrap` uses it: the repack starts while the copy is still running (several slices of a
+    /// large stored entry), and the result is a plain repack's bytes. An early copy serves one
+    /// repack only (that one publishes and closes its output).
+    @Test func aRepackThatJoinsARunningCopyWritesThePlainBytes() throws {
+        let scratch = try ScratchDirectory("early-copy")
+        var zip = ZipBuilder()
+        zip.file("Payload/A.app/Info.plist", "<plist version=\"1.0\"><dict/></plist>")
+        var state: UInt64 = 1
+        let large = (0..<(3 * Int(EarlyCopy.slice) + 12_345)).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        zip.file("Payload/A.app/A", large, compression: .stored)
+        let input = try scratch.write("in.ipa", zip.bytes())
+        let archive = try IPAArchive(path: input).zip
+        let edits = ArchiveEdits(additions: [.init(name: "Payload/A.app/added.txt", content: .bytes(Array("added".utf8)))])
+        try ArchiveWriter.repack(archive, to: scratch.path("plain.ipa"), edits: edits, verifying: nil)
+        for round in 0..<3 {
+            let output = scratch.path("continued-\(round).ipa")
+            let early = try #require(EarlyCopy(archive, destination: output))
+            let summary = try ArchiveWriter.repack(archive, to: output, edits: edits, verifying: nil, continuing: early)
+            #expect(summary.earlyCopiedBytes <= archive.centralDirectoryOffset)
+            #expect(try Fixtures.bytesAt(output) == (try Fixtures.bytesAt(scratch.path("plain.ipa"))))
+            // Used up: a second repack writes everything itself, into a new output.
+            let again = scratch.path("again-\(round).ipa")
+            let second = try ArchiveWriter.repack(archive, to: output, edits: edits, verifying: nil, continuing: early)
+            #expect(second.earlyCopiedBytes == 0)
+            try FileManager.default.moveItem(atPath: output, toPath: again)
+            #expect(try Fixtures.bytesAt(again) == (try Fixtures.bytesAt(scratch.path("plain.ipa"))))
+        }
     }
 }
