@@ -108,11 +108,11 @@ public final class CheckContext {
 public struct SignatureReading {
     /// Nil when the bundle has no readable executable.
     public let summary: Report.Signature?
-    public let entitlements: SignedEntitlements
+    public let entitlements: EntitlementsInSignature
 }
 
 /// The entitlements a bundle's executable is signed with, or why they cannot be read.
-public enum SignedEntitlements {
+public enum EntitlementsInSignature {
     /// No signature, or one without entitlements.
     case none
     case entitlements(PropertyListDictionary)

@@ -44,7 +44,7 @@ extension ProfileChecks {
 
     /// The entitlements of the first slice whose signature has some, slice by slice; the first
     /// slice whose signature cannot be read, or whose entitlements cannot be parsed, stops it.
-    static func signedEntitlements(_ slices: SignatureSummary.Slices, clock: WorkClock) -> SignedEntitlements {
+    static func signedEntitlements(_ slices: SignatureSummary.Slices, clock: WorkClock) -> EntitlementsInSignature {
         for index in slices.file.slices.indices {
             guard let read = slices.signature(at: index) else { continue }
             let signature: EmbeddedSignature
