@@ -259,12 +259,15 @@ public enum ArchiveWriter {
     }
 
     private static func refuseOverwritingInput(_ archive: ZipArchive, output: String) throws {
+        if isInput(archive, output: output) { throw RepackRequestError(.outputIsInput(output)) }
+    }
+
+    /// Whether `output` names the file `archive` was opened from (through any link).
+    static func isInput(_ archive: ZipArchive, output: String) -> Bool {
         var outputInfo = stat()
         var inputInfo = stat()
-        guard stat(output, &outputInfo) == 0, fstat(archive.file.descriptor, &inputInfo) == 0 else { return }
-        if outputInfo.st_dev == inputInfo.st_dev && outputInfo.st_ino == inputInfo.st_ino {
-            throw RepackRequestError(.outputIsInput(output))
-        }
+        guard stat(output, &outputInfo) == 0, fstat(archive.file.descriptor, &inputInfo) == 0 else { return false }
+        return outputInfo.st_dev == inputInfo.st_dev && outputInfo.st_ino == inputInfo.st_ino
     }
 
     /// Bytes copied between two checks of the input's limits.

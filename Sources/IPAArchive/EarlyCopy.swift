@@ -57,10 +57,7 @@ public final class EarlyCopy {
         guard archive.centralDirectoryOffset > 0 else { return nil }
         var target = stat()
         if stat(destination, &target) == 0 {
-            var input = stat()
-            guard (target.st_mode & S_IFMT) == S_IFREG, fstat(archive.file.descriptor, &input) == 0,
-                target.st_dev != input.st_dev || target.st_ino != input.st_ino
-            else { return nil }
+            guard (target.st_mode & S_IFMT) == S_IFREG, !ArchiveWriter.isInput(archive, output: destination) else { return nil }
         }
         guard let output = try? AtomicOutputFile(destination: destination), output.isUnnamed else { return nil }
         self.output = output

@@ -19,7 +19,7 @@ public enum SignatureSummary {
         /// Not read: the input's memory limit would not admit it.
         public let overMemoryLimit: Bool
 
-        public init(slice: MachOSlice, signature: Result<EmbeddedSignature, any Error>, overMemoryLimit: Bool = false) {
+        init(slice: MachOSlice, signature: Result<EmbeddedSignature, any Error>, overMemoryLimit: Bool = false) {
             self.slice = slice
             self.signature = signature
             self.overMemoryLimit = overMemoryLimit

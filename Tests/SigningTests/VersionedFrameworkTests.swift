@@ -91,10 +91,8 @@ import TestSupport
         let app = try scratch.write("app-z.mobileprovision", ProfileBuilder.signingFixture(.app))
         let share = try scratch.write("share-z.mobileprovision", ProfileBuilder.signingFixture(.share))
         let output = scratch.path("zsign.ipa")
-        let run = try Command.run(
-            try ZsignOracle.binary(),
-            // `-t`: its own unpacking folder, as `ZsignOracle.sign` gives each run.
-            ["-t", scratch.path, "-k", SigningFixtures.PKCS12.openssl.path, "-p", SigningFixtures.password, "-m", app, "-m", share, "-o", output, input])
+        let run = try ZsignOracle.run(
+            ["-k", SigningFixtures.PKCS12.openssl.path, "-p", SigningFixtures.password, "-m", app, "-m", share, "-o", output, input])
         #expect(run.status != 0)
         #expect(run.stdout.contains("Can't parse BundleExecute file"), "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("Kit.framework/Kit"), "\(run.stdout)")

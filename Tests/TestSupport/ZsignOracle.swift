@@ -43,22 +43,22 @@ public enum ZsignOracle {
         try built.get()
     }
 
+    /// Runs zsign with `arguments`. zsign unpacks an IPA into `<temp>/zsign_folder_<microseconds>`
+    /// and removes it when done, so two runs started in the same microsecond (parallel tests) would
+    /// share, and delete, one folder: each run gets a temporary folder of its own (`-t`).
+    public static func run(_ arguments: [String]) throws -> Command.Result {
+        let temporary = try ScratchDirectory("zsign-unpack")
+        return try Command.run(try binary(), ["-t", temporary.path] + arguments)
+    }
+
     /// Signs `input` (an .ipa) into `output` with the identity in `p12` (by default the committed
     /// test distribution identity, `SigningFixtures`) and `profile`; zsign's output is returned
     /// when it fails.
-    ///
-    /// zsign unpacks into `<temp>/zsign_folder_<microseconds>` and removes it when done, so two
-    /// runs started in the same microsecond (parallel tests) would share, and delete, one folder:
-    /// each run gets a temporary folder of its own.
     public static func sign(
         _ input: String, output: String, p12: String = SigningFixtures.PKCS12.openssl.path,
         password: String = SigningFixtures.password, profile: String, extraArguments: [String] = []
     ) throws {
-        let temporary = try ScratchDirectory("zsign-unpack")
-        let result = try Command.run(
-            try binary(),
-            ["-q", "-t", temporary.path, "-k", p12, "-p", password, "-m", profile, "-o", output]
-                + extraArguments + [input])
+        let result = try run(["-q", "-k", p12, "-p", password, "-m", profile, "-o", output] + extraArguments + [input])
         guard result.status == 0, FileManager.default.fileExists(atPath: output) else {
             throw ProfileBuilderError(message: "zsign failed (\(result.status)): \(result.stdout)\(result.stderr)")
         }
@@ -69,7 +69,7 @@ public enum ZsignOracle {
     public static func signAdHoc(_ bytes: [UInt8]) throws -> (signed: [UInt8]?, output: String) {
         let scratch = try ScratchDirectory("zsign")
         let path = try scratch.write("binary", bytes)
-        let result = try Command.run(try binary(), ["-a", path])
+        let result = try run(["-a", path])
         let output = result.stdout + result.stderr
         guard result.status == 0 else { return (nil, output) }
         return (try Fixtures.bytesAt(path), output)
