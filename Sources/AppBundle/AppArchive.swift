@@ -9,7 +9,10 @@ import PropertyList
 public final class AppArchive {
     public let archive: IPAArchive
     public let app: BundleInfo
-    /// Frameworks, extensions, watch apps and app clips, outermost first.
+    /// Every bundle inside the app, wherever it sits (frameworks, extensions, test bundles,
+    /// loadable bundles, XPC services, watch apps, app clips, and the bundles inside those),
+    /// outermost first: a bundle's children come after it, by where they sit (`Frameworks/`,
+    /// `PlugIns/`, `Extensions/`, `Watch/`, `AppClips/`, elsewhere), then by name.
     public let nestedBundles: [BundleInfo]
     /// Top-level items outside `Payload/` (`SwiftSupport/`, `Symbols/`, `iTunesMetadata.plist`,
     /// `META-INF/`...), folders with a trailing slash.
@@ -17,8 +20,12 @@ public final class AppArchive {
 
     /// Largest Info.plist read.
     public static let maximumInfoPlistSize: UInt64 = 8 << 20
-    /// How deep bundles are looked for inside bundles (app → watch app → its extension → framework).
-    static let maximumNesting = 4
+    /// How many bundle folders may hold one another inside the app (a watch app's extension's
+    /// framework is 3 deep; Xcode makes no more than 4). Deeper is `BUNDLE_NESTING_LIMIT`.
+    public static let maximumBundleNesting = 16
+    /// How many bundle folders (`.app`, `.appex`, `.framework`, `.xctest`, `.bundle`, `.xpc`,
+    /// resource bundles included) the app may hold. More is `BUNDLE_COUNT_LIMIT`.
+    public static let maximumBundleFolders = 10_000
 
     /// - Throws: `BundleError` when the app has no usable Info.plist; `ArchiveError` when the
     ///   input hit a resource limit while its Info.plists were read.
@@ -42,23 +49,7 @@ public final class AppArchive {
         }
         self.app = Self.bundle(kind: .app, path: appPath, parent: nil, plist: plist, problem: nil, in: zip)
 
-        var nested: [BundleInfo] = []
-        var pending: [(BundleInfo, Int)] = [(app, 0)]
-        var next = 0
-        while next < pending.count {
-            let (parent, depth) = pending[next]
-            next += 1
-            guard depth < Self.maximumNesting else { continue }
-            try zip.checkLimits()
-            for (kind, folder) in Self.nestedLocations(of: parent.kind) {
-                for name in try zip.contents(ofFolder: parent.path + "/" + folder) where name.hasSuffix(kind.extension) {
-                    let path = parent.path + "/" + folder + "/" + name
-                    let bundle = Self.loadNested(kind: kind.kind, path: path, parent: parent.path, in: zip)
-                    nested.append(bundle)
-                    pending.append((bundle, depth + 1))
-                }
-            }
-        }
+        let nested = try Self.nestedBundles(of: app, in: zip, archive: archive.path)
         self.nestedBundles = nested
         try zip.checkLimits()
         self.rootItems = try zip.contents(ofFolder: "").filter { $0 != "Payload" }.map { name in
@@ -99,44 +90,94 @@ public final class AppArchive {
 
     // MARK: Discovery
 
-    /// Where each kind of bundle keeps the bundles nested in it.
-    private static func nestedLocations(of kind: BundleKind) -> [((kind: BundleKind, extension: String), String)] {
-        let frameworks = ((BundleKind.framework, ".framework"), "Frameworks")
-        let plugIns = ((BundleKind.appex, ".appex"), "PlugIns")
-        let extensions = ((BundleKind.appex, ".appex"), "Extensions")
-        switch kind {
-        case .app:
-            return [frameworks, plugIns, extensions, ((.watch, ".app"), "Watch"), ((.appclip, ".app"), "AppClips")]
-        case .watch, .appclip, .appex:
-            return [frameworks, plugIns, extensions]
-        case .framework:
-            return []
+    /// Finds every bundle folder below the app in one walk of its folders, reads the Info.plist
+    /// of each, and orders them outermost first. A `.bundle` that names no executable is a
+    /// resource folder, not a bundle.
+    private static func nestedBundles(of app: BundleInfo, in zip: ZipArchive, archive: String) throws -> [BundleInfo] {
+        let folders = try zip.folders(
+            within: app.path,
+            where: { name in BundleKind.folderExtensions.contains { name.count > $0.count && name.suffix($0.count).elementsEqual($0) } },
+            limit: maximumBundleFolders)
+        guard let folders else {
+            throw BundleError.tooManyBundles(archive: archive, limit: maximumBundleFolders)
         }
+        if let deep = folders.first(where: { $0.nesting >= maximumBundleNesting }) {
+            throw BundleError.nestingTooDeep(archive: archive, path: deep.path, limit: maximumBundleNesting)
+        }
+        // Outer folders come first, so each bundle's container is known when it is reached.
+        // The bundle each folder is (nil for a resource bundle), by its index in `folders`.
+        var found: [BundleInfo?] = []
+        var children: [String: [BundleInfo]] = [:]
+        for folder in folders {
+            try zip.checkLimits()
+            found.append(nil)
+            let path = folder.path
+            let components = path.split(separator: "/", omittingEmptySubsequences: false)
+            guard let name = components.last else { continue }
+            let place = components.count >= 2 ? components[components.count - 2] : nil
+            guard let kind = BundleKind.nested(folderName: name, inFolder: place) else { continue }
+            // The innermost bundle holding it.
+            var parent = app.path
+            var holder = folder.container
+            while let index = holder {
+                if let bundle = found[index] {
+                    parent = bundle.path
+                    break
+                }
+                holder = folders[index].container
+            }
+            let bundle = loadNested(kind: kind, path: path, parent: parent, in: zip)
+            // A resource bundle (no Info.plist, or none naming an executable) is not code.
+            if kind == .bundle && (bundle.infoPlistProblem == .missing || bundle.executableProblem == .notNamed) {
+                continue
+            }
+            found[found.count - 1] = bundle
+            children[parent, default: []].append(bundle)
+        }
+        // Breadth first from the app, each bundle's children by where they sit, then by name.
+        func rank(_ bundle: BundleInfo) -> (Int, String) {
+            let parent = bundle.parentPath ?? ""
+            let relative = bundle.path.dropFirst(parent.count + 1)
+            let place = relative.split(separator: "/").first ?? ""
+            let order = ["Frameworks", "PlugIns", "Extensions", "Watch", "AppClips"]
+            return (order.firstIndex(of: String(place)) ?? order.count, bundle.path)
+        }
+        var ordered: [BundleInfo] = []
+        var queue = [app.path]
+        var next = 0
+        while next < queue.count {
+            let parent = queue[next]
+            next += 1
+            let inside = (children[parent] ?? []).sorted { rank($0) < rank($1) }
+            ordered.append(contentsOf: inside)
+            queue.append(contentsOf: inside.map(\.path))
+        }
+        return ordered
     }
 
     private static func loadNested(kind: BundleKind, path: String, parent: String, in zip: ZipArchive) -> BundleInfo {
         let plistPath = path + "/Info.plist"
         var plist: PropertyList?
-        var problem: String?
+        var problem: InfoPlistProblem?
         if let entry = zip.entry(named: plistPath), entry.kind == .file {
             do {
                 let parsed = try readPlist(entry, from: zip)
                 if parsed.root.dictionary == nil {
-                    problem = "its Info.plist's root is not a dictionary"
+                    problem = .notDictionary
                 } else {
                     plist = parsed
                 }
             } catch {
-                problem = "its Info.plist cannot be read (\(describe(error)))"
+                problem = .unreadable(describe(error))
             }
         } else {
-            problem = "it has no Info.plist"
+            problem = .missing
         }
         return bundle(kind: kind, path: path, parent: parent, plist: plist, problem: problem, in: zip)
     }
 
     private static func bundle(
-        kind: BundleKind, path: String, parent: String?, plist: PropertyList?, problem: String?, in zip: ZipArchive
+        kind: BundleKind, path: String, parent: String?, plist: PropertyList?, problem: InfoPlistProblem?, in zip: ZipArchive
     ) -> BundleInfo {
         var executablePath: String?
         var executableProblem: ExecutableProblem?

@@ -55,3 +55,30 @@ public enum AppPlatform: String, Sendable, Codable, CaseIterable {
         return iOS
     }
 }
+
+/// Why an app is a Simulator build (`PLATFORM_SIMULATOR`), which no device installs: the first
+/// evidence found, in this order, or nil for a device build.
+public enum SimulatorBuild {
+    public static func evidence(executable: MachOFile?, info: PropertyListDictionary?) -> String? {
+        if let slices = executable?.slices, !slices.isEmpty {
+            let platforms = slices.compactMap(\.buildVersion?.platform)
+            let simulators: Set<MachOPlatform> = [.iOSSimulator, .tvOSSimulator, .watchOSSimulator, .visionOSSimulator]
+            if platforms.count == slices.count, let first = platforms.first, platforms.allSatisfy(simulators.contains) {
+                return "its executable is built for the \(first.name) (LC_BUILD_VERSION platform \(first.rawValue))"
+            }
+            let intel: Set<Int32> = [MachOArchitecture.x86, MachOArchitecture.x86_64]
+            if slices.allSatisfy({ intel.contains($0.architecture.cpuType) }) {
+                let names = slices.map(\.architecture.name).joined(separator: ", ")
+                return "its executable holds only Intel code (\(names)), which runs only in the Simulator"
+            }
+        }
+        if let name = info?["DTPlatformName"]?.string, name.lowercased().hasSuffix("simulator") {
+            return "its Info.plist's DTPlatformName is \(name)"
+        }
+        let supported = (info?["CFBundleSupportedPlatforms"]?.array ?? []).compactMap(\.string)
+        if !supported.isEmpty, supported.allSatisfy({ $0.lowercased().hasSuffix("simulator") }) {
+            return "its Info.plist's CFBundleSupportedPlatforms is \(supported.joined(separator: ", "))"
+        }
+        return nil
+    }
+}

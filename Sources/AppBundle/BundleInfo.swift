@@ -7,10 +7,48 @@ public enum BundleKind: String, Sendable, Codable, CaseIterable {
     case appex
     case watch
     case appclip
+    /// A test bundle (`.xctest`), as an XCUITest runner carries in `PlugIns/`.
+    case xctest
+    /// A loadable bundle with code (`.bundle` naming a `CFBundleExecutable`: `PreferenceBundles/`,
+    /// plug-ins); a `.bundle` without one is a resource folder, not a bundle of this kind.
+    case bundle
+    /// An XPC service (`XPCServices/*.xpc`).
+    case xpc
 
-    /// Whether the bundle is signed with a provisioning profile of its own (frameworks are
-    /// signed, but without a profile).
-    public var needsProfile: Bool { self != .framework }
+    /// Whether the bundle is signed with a provisioning profile of its own and the profile's
+    /// entitlements: apps, extensions, watch apps and app clips, as Xcode signs them. Frameworks,
+    /// test bundles, loadable bundles and XPC services are signed with no profile and no
+    /// entitlements.
+    public var needsProfile: Bool {
+        switch self {
+        case .app, .appex, .watch, .appclip: true
+        case .framework, .xctest, .bundle, .xpc: false
+        }
+    }
+
+    /// Whether a folder of this kind may hold no code at all and still be fine to sign: a
+    /// framework, test bundle or XPC service without an executable is sealed as resources of
+    /// the bundle around it (`BUNDLE_HAS_NO_CODE`); an app or extension without one is broken.
+    public var mayHoldNoCode: Bool { !needsProfile }
+
+    /// The kind of a bundle folder found inside the app, by its extension and the folder it sits
+    /// in (an `.app` in `Watch/` is a watch app, in `AppClips/` an app clip); nil for a folder that
+    /// is not a bundle.
+    public static func nested(folderName name: Substring, inFolder container: Substring?) -> BundleKind? {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        switch name[name.index(after: dot)...] {
+        case "app": return container == "AppClips" ? .appclip : container == "Watch" ? .watch : .app
+        case "appex": return .appex
+        case "framework": return .framework
+        case "xctest": return .xctest
+        case "bundle": return .bundle
+        case "xpc": return .xpc
+        default: return nil
+        }
+    }
+
+    /// The folder extensions of bundles that may hold code (`BundleKind.nested`), as bytes.
+    static let folderExtensions: [[UInt8]] = ["app", "appex", "framework", "xctest", "bundle", "xpc"].map { Array(("." + $0).utf8) }
 }
 
 /// One bundle in the archive: the app, or a framework, extension, watch app or app clip in it.
@@ -23,7 +61,7 @@ public struct BundleInfo: Sendable {
     /// The parsed Info.plist, or nil when it is missing or unreadable (see `infoPlistProblem`).
     public let infoPlist: PropertyList?
     /// Why a nested bundle's Info.plist could not be used.
-    public let infoPlistProblem: String?
+    public let infoPlistProblem: InfoPlistProblem?
     /// Archive path of the main executable, when Info.plist names a valid one that exists (the
     /// file it resolves to inside the bundle when it is a symlink, as in a versioned framework).
     public let executablePath: String?
@@ -36,7 +74,7 @@ public struct BundleInfo: Sendable {
     public let isSigned: Bool
 
     public init(
-        kind: BundleKind, path: String, parentPath: String?, infoPlist: PropertyList?, infoPlistProblem: String?,
+        kind: BundleKind, path: String, parentPath: String?, infoPlist: PropertyList?, infoPlistProblem: InfoPlistProblem?,
         executablePath: String?, executableProblem: ExecutableProblem? = nil, embeddedProfilePath: String?, isSigned: Bool
     ) {
         self.kind = kind
@@ -52,6 +90,20 @@ public struct BundleInfo: Sendable {
 
     /// The Info.plist's top-level dictionary.
     public var info: PropertyListDictionary? { infoPlist?.root.dictionary }
+
+    /// Whether the bundle is code to sign and verify: its Info.plist names an executable that is
+    /// there. A folder without (an empty or trimmed framework) is sealed as resources of the
+    /// bundle around it; any Mach-O file in it is signed as loose code.
+    public var holdsCode: Bool { info != nil && executablePath != nil }
+
+    /// Why a framework, test bundle or XPC service holds no code (`BUNDLE_HAS_NO_CODE`): it has
+    /// no Info.plist, or its Info.plist names no executable; nil otherwise.
+    public var noCodeReason: String? {
+        guard kind.mayHoldNoCode else { return nil }
+        if infoPlistProblem == .missing { return "it has no Info.plist" }
+        if info != nil && executableProblem == .notNamed { return "its Info.plist names no CFBundleExecutable" }
+        return nil
+    }
 
     public var bundleIdentifier: String? { info?["CFBundleIdentifier"]?.string }
 
@@ -89,6 +141,22 @@ public struct BundleInfo: Sendable {
     /// The folder name, e.g. `Share.appex`.
     public var folderName: String {
         path.split(separator: "/").last.map(String.init) ?? path
+    }
+}
+
+/// Why a nested bundle's Info.plist cannot be used.
+public enum InfoPlistProblem: Sendable, Equatable, CustomStringConvertible {
+    case missing
+    case notDictionary
+    /// It does not parse: the reader's code and words.
+    case unreadable(String)
+
+    public var description: String {
+        switch self {
+        case .missing: "it has no Info.plist"
+        case .notDictionary: "its Info.plist's root is not a dictionary"
+        case .unreadable(let reason): "its Info.plist cannot be read (\(reason))"
+        }
     }
 }
 

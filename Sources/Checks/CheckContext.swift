@@ -7,6 +7,15 @@ import Verification
 
 /// Options that change findings (`check`, `wrap`, and `inspect`). The toolkit version is tool
 /// data, resolved with the catalog into `CheckData`.
+/// Which command the checks gate: its errors stop it. `wrap` (and `check`, by default) enforce
+/// every rule; `sign` enforces what signing and installing need, and reports the rules of
+/// wrapping (`FindingCode.isWrappingRule`: an icon, the MDX SDK's version, explicit App IDs...)
+/// as warnings.
+public enum CheckPurpose: String, Sendable, CaseIterable {
+    case wrapping = "wrap"
+    case signing = "sign"
+}
+
 public struct CheckOptions: Sendable {
     /// `--profile PATH` for the main app.
     public var appProfile: String?
@@ -20,11 +29,13 @@ public struct CheckOptions: Sendable {
     public var evaluationDate: Date?
     /// Compute the input's SHA-256 (`--sha256`).
     public var computeSHA256: Bool
+    /// The command the findings gate.
+    public var purpose: CheckPurpose
 
     public init(
         appProfile: String? = nil, bundleProfiles: [String: String] = [:],
         profilesDirectory: String? = nil, allowWildcard: Bool = false, evaluationDate: Date? = nil,
-        computeSHA256: Bool = false
+        computeSHA256: Bool = false, purpose: CheckPurpose = .wrapping
     ) {
         self.appProfile = appProfile
         self.bundleProfiles = bundleProfiles
@@ -32,6 +43,7 @@ public struct CheckOptions: Sendable {
         self.allowWildcard = allowWildcard
         self.evaluationDate = evaluationDate
         self.computeSHA256 = computeSHA256
+        self.purpose = purpose
     }
 }
 
@@ -64,6 +76,13 @@ public final class CheckContext {
             buildPlatform = nil
         }
         return AppPlatform.judge(buildPlatform: buildPlatform, info: archive.app.info)
+    }()
+
+    /// Why the app is a Simulator build, or nil (`SimulatorBuild`).
+    public private(set) lazy var simulatorEvidence: String? = {
+        var file: MachOFile?
+        if case .success(let parsed)? = executable(of: archive.app) { file = parsed }
+        return SimulatorBuild.evidence(executable: file, info: archive.app.info)
     }()
 
     /// The parsed headers of a bundle's executable, read once and shared by every check.

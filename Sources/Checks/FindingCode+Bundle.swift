@@ -3,7 +3,8 @@ import Reporting
 extension FindingCode {
     public static let nestedBundleUnreadable = FindingCode(
         "BUNDLE_INFO_PLIST_INVALID", .warning,
-        summary: "a nested bundle (framework, extension, watch app, app clip) has a missing or unreadable Info.plist",
+        summary: "a nested bundle has a missing or unreadable Info.plist (an error for an extension, watch app or app "
+            + "clip, which cannot be signed or installed without one)",
         remedy: "Rebuild the bundle so its Info.plist is present and a valid property list.")
 
     public static let bundleIdentifierInvalid = FindingCode(
@@ -25,9 +26,25 @@ extension FindingCode {
     public static let platformUnsupported = FindingCode(
         "PLATFORM_UNSUPPORTED", .error,
         summary: "the app is for tvOS, watchOS, visionOS or Mac Catalyst (app.platform); MDX wraps iOS and iPadOS apps only",
-        remedy: "Wrap the iOS or iPadOS build of the app; apps for other platforms cannot be managed with MDX.")
+        remedy: "Wrap the iOS or iPadOS build of the app; apps for other platforms cannot be managed with MDX.",
+        wrappingRule: true)
+
+    public static let platformSimulator = FindingCode(
+        "PLATFORM_SIMULATOR", .error,
+        summary: "the app is a Simulator build (DTPlatformName iphonesimulator, only Intel slices, or LC_BUILD_VERSION "
+            + "platform 7), which no device installs",
+        remedy: "Build for a device (Product > Archive in Xcode, or xcodebuild -sdk iphoneos) and wrap or sign that "
+            + "build; a Simulator build cannot be made to install by signing it.")
+
+    public static let bundleHasNoCode = FindingCode(
+        "BUNDLE_HAS_NO_CODE", .warning,
+        summary: "a framework, test bundle or XPC service folder has no Info.plist naming an executable: it holds no "
+            + "code, so it is sealed as files of the bundle around it and not signed itself",
+        remedy: "Nothing to do if the folder is meant to be empty (a trimmed build); otherwise rebuild the app so the "
+            + "bundle carries its Info.plist and executable.")
 
     static let bundleCodes: [FindingCode] = [
         nestedBundleUnreadable, bundleIdentifierInvalid, executableMissing, executableInvalid, platformUnsupported,
+        platformSimulator, bundleHasNoCode,
     ]
 }

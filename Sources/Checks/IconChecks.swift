@@ -40,16 +40,27 @@ enum BundleChecks {
                 .bundle(.platformUnsupported(appPath: context.archive.app.path, platform: context.platform)),
                 path: context.archive.app.path))
         }
+        if let evidence = context.simulatorEvidence {
+            report.findings.append(Finding(
+                .platformSimulator, .bundle(.simulatorBuild(appPath: context.archive.app.path, evidence: evidence)),
+                path: context.archive.app.path))
+        }
         for bundle in context.archive.nestedBundles {
-            if let problem = bundle.infoPlistProblem {
+            if let reason = bundle.noCodeReason {
                 report.findings.append(Finding(
-                    .nestedBundleUnreadable, .bundle(.nestedBundleUnreadable(bundlePath: bundle.path, problem: problem)),
-                    path: bundle.path + "/Info.plist"))
+                    .bundleHasNoCode, .bundle(.noCode(bundlePath: bundle.path, kind: bundle.kind, reason: reason)),
+                    path: bundle.path))
+            } else if let problem = bundle.infoPlistProblem {
+                // An extension, watch app or app clip without one cannot be signed or installed.
+                report.findings.append(Finding(
+                    .nestedBundleUnreadable,
+                    .bundle(.nestedBundleUnreadable(bundlePath: bundle.path, problem: problem.description)),
+                    path: bundle.path + "/Info.plist", severity: bundle.kind.needsProfile ? .error : nil))
             }
         }
         for bundle in context.archive.allBundles {
             let plistPath = bundle.path + "/Info.plist"
-            if let problem = bundle.bundleIdentifierProblem {
+            if let problem = bundle.bundleIdentifierProblem, bundle.noCodeReason == nil {
                 report.findings.append(Finding(
                     .bundleIdentifierInvalid, .bundle(.bundleIdentifierInvalid(bundlePath: bundle.path, problem: problem)),
                     path: plistPath))
@@ -57,6 +68,8 @@ enum BundleChecks {
             switch bundle.executableProblem {
             case nil:
                 break
+            case .notNamed? where bundle.kind.mayHoldNoCode:
+                break  // BUNDLE_HAS_NO_CODE above
             case .notNamed?:
                 report.findings.append(Finding(
                     .executableMissing, .bundle(.executableNotNamed(bundlePath: bundle.path)), path: plistPath))

@@ -195,11 +195,64 @@ public final class ZipArchive {
         }
     }
 
+    /// A folder `folders(within:where:limit:)` found.
+    public struct FolderMatch: Sendable, Equatable {
+        /// Its path, no trailing slash.
+        public let path: String
+        /// How many matching folders hold it (0: none).
+        public let nesting: Int
+        /// The innermost matching folder that holds it, by its index in the result.
+        public let container: Int?
+    }
+
+    /// The folders anywhere below `path` whose own name satisfies `matches` (a bundle
+    /// extension, say), outer ones before the folders they hold, in name order. Walked node by
+    /// node over the children index, so the cost is the number of files and folders below
+    /// `path` however deep they go; a path is built only for a folder that matches. Returns nil
+    /// when more than `limit` folders match (the search stops there).
+    public func folders(
+        within path: String, where matches: (ArraySlice<UInt8>) -> Bool, limit: Int
+    ) throws(ArchiveError) -> [FolderMatch]? {
+        guard let top = store.tree.node(atPath: path.utf8), isFolder(top) else { return [] }
+        let index = try childrenIndex()
+        var clock = workClock()
+        var found: [FolderMatch] = []
+        // Depth first; children pushed in reverse name order so they come off in name order.
+        var pending: [(node: UInt32, nesting: Int, container: Int?)] = [(top, 0, nil)]
+        while let (node, nesting, container) = pending.popLast() {
+            let children = index.of(node).filter { isFolder($0) }
+            try clock.tick(children.count + 1)
+            var named = children.map { (node: $0, name: store.tree.component(of: $0)) }
+            named.sort { $0.name.lexicographicallyPrecedes($1.name) }
+            var next: [(node: UInt32, nesting: Int, container: Int?)] = []
+            for (child, name) in named {
+                if matches(name) {
+                    guard found.count < limit else { return nil }
+                    next.append((child, nesting + 1, found.count))
+                    found.append(FolderMatch(
+                        path: EntryName.decode(store.tree.path(of: child)), nesting: nesting, container: container))
+                } else {
+                    next.append((child, nesting, container))
+                }
+            }
+            pending.append(contentsOf: next.reversed())
+        }
+        return found
+    }
+
     /// The nodes directly inside the folder `path`, in the order they first appear. The first
     /// call indexes every folder's children (counted against the memory limit; a limit hit is
     /// also recorded for `checkLimits`).
     func childNodes(ofFolder path: String) throws(ArchiveError) -> [UInt32] {
         guard let node = store.tree.node(atPath: path.utf8) else { return [] }
+        return try childrenIndex().of(node).sorted {
+            store.tree.firstAppearance(of: $0) < store.tree.firstAppearance(of: $1)
+        }
+    }
+
+    /// Every folder's children, indexed on the first call (counted against the memory limit; a
+    /// limit hit is also recorded for `checkLimits`).
+    private func childrenIndex() throws(ArchiveError) -> PathTree.Children {
         let index: PathTree.Children
         if let children {
             index = children
@@ -214,7 +267,7 @@ public final class ZipArchive {
             }
             children = index
         }
-        return index.of(node).sorted { store.tree.firstAppearance(of: $0) < store.tree.firstAppearance(of: $1) }
+        return index
     }
 
     /// The target of a symlink entry.
@@ -594,7 +647,7 @@ public final class ZipArchive {
 extension WorkClock {
     /// Counts `units` of work in the archive's own loops (records, names, folders, symlinks):
     /// `ARCHIVE_TIME_LIMIT` once the deadline has passed.
-    mutating func tick(_ units: Int) throws(ArchiveError) {
+    public mutating func tick(_ units: Int) throws(ArchiveError) {
         if isExpired(after: units) { throw .timeLimit(archive: file, seconds: seconds) }
     }
 }

@@ -88,4 +88,18 @@ public struct MachOFile: Sendable {
         // `tableSize` is nil for other magics and throws for implausible counts (Java's versions).
         return (try? FatHeader.tableSize(prefix: bytes)) != nil
     }
+
+    /// Whether `prefix` (the first 16 bytes or more) starts like code a device loads, which a
+    /// signer signs: a fat file, or a thin executable, dylib or bundle (`MH_EXECUTE`, `MH_DYLIB`,
+    /// `MH_BUNDLE`), not an object file or a dSYM's companion.
+    public static func isLoadableCode(prefix: some Collection<UInt8>) -> Bool {
+        let bytes = Array(prefix.prefix(16))
+        guard let (_, order) = MachHeader.kind(ofMagicBytes: bytes) else { return isMachO(prefix: bytes) }
+        guard bytes.count == 16 else { return false }
+        let field = bytes[12..<16]
+        let fileType = order == .little
+            ? field.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            : field.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        return [MachOFileType.execute, .dylib, .bundle].contains(MachOFileType(rawValue: fileType))
+    }
 }

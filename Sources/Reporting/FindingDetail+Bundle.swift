@@ -14,6 +14,10 @@ public enum BundleDetail: Sendable, Hashable {
     case executableFileMissing(bundlePath: String, name: String, path: String)
     /// `EXECUTABLE_INVALID`.
     case executableInvalid(bundlePath: String, reason: String)
+    /// `PLATFORM_SIMULATOR`.
+    case simulatorBuild(appPath: String, evidence: String)
+    /// `BUNDLE_HAS_NO_CODE`.
+    case noCode(bundlePath: String, kind: BundleKind, reason: String)
 
     public var message: String {
         switch self {
@@ -32,6 +36,11 @@ public enum BundleDetail: Sendable, Hashable {
                 + "(nor a symlink to one inside it); its binary checks (encryption, SDKs) cannot run"
         case .executableInvalid(let bundlePath, let reason):
             "\(bundlePath): \(reason); its binary checks cannot run"
+        case .simulatorBuild(let appPath, let evidence):
+            "\(appPath) is a Simulator build: \(evidence); no device installs it, however it is signed"
+        case .noCode(let bundlePath, let kind, let reason):
+            "\(bundlePath) is a \(kind.noun) folder with no code (\(reason)): its files are sealed by the bundle around "
+                + "it, and it is not signed itself"
         }
     }
 }

@@ -205,6 +205,9 @@ extension BundleKind {
         case .watch: "watch app"
         case .appclip: "app clip"
         case .framework: "framework"
+        case .xctest: "test bundle"
+        case .bundle: "loadable bundle"
+        case .xpc: "XPC service"
         }
     }
 }
