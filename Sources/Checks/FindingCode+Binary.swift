@@ -14,13 +14,15 @@ extension FindingCode {
         "SDK_VERSION_MISMATCH", .error,
         summary: "an embedded MDX SDK framework's version differs from the toolkit version (major.minor.patch)",
         remedy: "Wrap the app with the MDX Toolkit of the SDK's version (--toolkit-version), or have the vendor wrap it "
-            + "as an ISV app in Premium or General mode and ship it pre-wrapped.")
+            + "as an ISV app in Premium or General mode and ship it pre-wrapped.",
+        wrappingRule: true)
 
     public static let sdkVersionInconsistent = FindingCode(
         "SDK_VERSION_INCONSISTENT", .error,
         summary: "the MDX SDK frameworks in the app have different versions",
         remedy: "Rebuild the app with every MDX SDK framework from one SDK release, then wrap it with the toolkit of "
-            + "that version.")
+            + "that version.",
+        wrappingRule: true)
 
     public static let sdkVersionUnknown = FindingCode(
         "SDK_VERSION_UNKNOWN", .warning,

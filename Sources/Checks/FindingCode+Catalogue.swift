@@ -21,6 +21,11 @@ extension FindingCode {
         areas.first { $0.codes.contains { $0.rawValue == rawValue } }?.name
     }
 
+    /// The wrapping rules' codes, for help texts: "ICON_NOT_FOUND, PLATFORM_UNSUPPORTED, …".
+    public static var wrappingRuleList: String {
+        all.filter(\.isWrappingRule).map(\.rawValue).joined(separator: ", ")
+    }
+
     /// The code with this raw value.
     public static func named(_ rawValue: String) -> FindingCode? {
         all.first { $0.rawValue == rawValue }

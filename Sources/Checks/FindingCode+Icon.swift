@@ -5,7 +5,8 @@ extension FindingCode {
         "ICON_NOT_FOUND", .error,
         summary: "no app icon was found by the Info.plist keys, the fallback files or the asset catalog",
         remedy: "Add an app icon: list PNG files under CFBundleIcons > CFBundlePrimaryIcon > CFBundleIconFiles, "
-            + "ship Icon.png in the app folder, or set CFBundleIconName to an icon set in Assets.car.")
+            + "ship Icon.png in the app folder, or set CFBundleIconName to an icon set in Assets.car.",
+        wrappingRule: true)
 
     public static let iconReferenceMissing = FindingCode(
         "ICON_REFERENCE_MISSING", .warning,

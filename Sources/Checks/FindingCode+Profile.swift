@@ -5,7 +5,8 @@ extension FindingCode {
         "APP_ID_WILDCARD", .error,
         summary: "a bundle's profile has a wildcard App ID (TEAM.* or TEAM.com.example.*); warning with --allow-wildcard",
         remedy: "Register an explicit App ID for the bundle ID, create a profile for it and pass it with "
-            + "--profile BUNDLE_ID=PATH or --profiles-dir; --allow-wildcard accepts wildcards where your account allows them.")
+            + "--profile BUNDLE_ID=PATH or --profiles-dir; --allow-wildcard accepts wildcards where your account allows them.",
+        wrappingRule: true)
 
     public static let appIDMismatch = FindingCode(
         "APP_ID_MISMATCH", .error,

@@ -4,7 +4,8 @@ extension FindingCode {
     public static let alreadyWrapped = FindingCode(
         "ALREADY_WRAPPED", .error,
         summary: "the app already carries an MDX policy bundle (MDXPolicy.bundle), so wrapping again needs --rewrap",
-        remedy: "Wrap the original, unwrapped app, or pass --rewrap to replace the existing policy bundle.")
+        remedy: "Wrap the original, unwrapped app, or pass --rewrap to replace the existing policy bundle.",
+        wrappingRule: true)
 
     public static let signatureInvalidated = FindingCode(
         "SIGNATURE_INVALIDATED", .warning,

@@ -59,6 +59,13 @@ public enum Inspector {
         }
         // A limit hit by a read that became a finding refuses the input all the same.
         try archive.checkLimits()
+        if options.purpose == .signing {
+            for index in report.findings.indices where report.findings[index].severity == .error {
+                if FindingCode.named(report.findings[index].code)?.isWrappingRule == true {
+                    report.findings[index].severity = .warning
+                }
+            }
+        }
         report.findings.sort(by: Finding.reportOrder)
         return Inspection(report: report, archive: archive, icon: icon, profileAssignments: assignments)
     }

@@ -11,12 +11,17 @@ public struct FindingCode: Sendable, Hashable, CustomStringConvertible {
     public let summary: String
     /// What to do about it, in one line.
     public let remedy: String
+    /// Whether it is a rule of wrapping (MDX's, not the device's): an error of it stops `wrap`
+    /// and `wrap --sign` (and fails `check`), while `sign`, which judges only what signing and
+    /// installing need, reports it as a warning (`CheckPurpose.signing`).
+    public let isWrappingRule: Bool
 
-    public init(_ rawValue: String, _ severity: Severity, summary: String, remedy: String) {
+    public init(_ rawValue: String, _ severity: Severity, summary: String, remedy: String, wrappingRule: Bool = false) {
         self.rawValue = rawValue
         self.severity = severity
         self.summary = summary
         self.remedy = remedy
+        self.isWrappingRule = wrappingRule
     }
 
     public var description: String { rawValue }

@@ -18,6 +18,9 @@ public enum Resigner {
         input: String, output: String, checks: CheckOptions, data: CheckData, limits: ArchiveLimits = .default,
         repack: RepackOptions = RepackOptions(), signing: SigningRequest, tool: Report.Tool
     ) throws -> Outcome {
+        // Signing judges what signing and installing need: the rules of wrapping are warnings.
+        var checks = checks
+        checks.purpose = .signing
         // A folder is packed deflated: its entries are copied as they are into the output.
         let inspection = try Inspector.inspect(
             path: input, options: checks, data: data, limits: limits, folderPacking: .deflated, tool: tool)

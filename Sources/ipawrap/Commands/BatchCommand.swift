@@ -129,10 +129,12 @@ struct BatchReportOptions: ParsableArguments {
     @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
     @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
-    func run(_ operation: BatchJob.Operation) throws {
+    func run(_ operation: BatchJob.Operation, purpose: CheckPurpose = .wrapping) throws {
         let job = try reportingErrors {
-            BatchJob(
-                operation: operation, checks: try checks.checkOptions(sha256: sha256), data: try checks.toolData().checks,
+            var options = try checks.checkOptions(sha256: sha256)
+            options.purpose = purpose
+            return BatchJob(
+                operation: operation, checks: options, data: try checks.toolData().checks,
                 limits: limits.limits, outputDirectory: batch.output.outDir, collectIcons: batch.output.htmlReport != nil, tool: ToolInfo.tool)
         }
         try batch.run(job)
@@ -158,8 +160,12 @@ struct BatchCheckCommand: ParsableCommand {
 
     @OptionGroup var options: BatchReportOptions
 
+    @Option(name: .customLong("for"), help: ArgumentHelp(
+        "The command to judge for: wrap (every rule) or sign (the rules of wrapping become warnings).", valueName: "command"))
+    var purpose: CheckPurpose = .wrapping
+
     func run() throws {
-        try options.run(.check)
+        try options.run(.check, purpose: purpose)
     }
 }
 

@@ -34,11 +34,20 @@ struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Run every check on an IPA, as a gate: exit 1 on any error finding.",
-        discussion: "Exit codes: 0 no error finding, 1 at least one error finding, 65 bad input, 74 I/O error."
+        discussion: """
+            --for wrap (the default) judges as `ipawrap wrap` and `wrap --sign` do; --for sign as `ipawrap sign` \
+            does, which reports the rules of wrapping (\(FindingCode.wrappingRuleList)) as warnings: an \
+            input that passes `check --for sign` is one `sign` signs.
+            Exit codes: 0 no error finding, 1 at least one error finding, 65 bad input, 74 I/O error.
+            """
     )
 
     @Argument(help: "The .ipa (or an unzipped .app folder, or an Xcode .xcarchive) to check.")
     var ipa: String
+
+    @Option(name: .customLong("for"), help: ArgumentHelp(
+        "The command to judge for: wrap (every rule) or sign (the rules of wrapping become warnings).", valueName: "command"))
+    var purpose: CheckPurpose = .wrapping
 
     @OptionGroup(title: "Output") var output: ReportOptions
     @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
@@ -46,7 +55,8 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         let failed = try reportingErrors(json: output.format == .json ? ipa : nil) {
-            let options = try checks.checkOptions(sha256: output.sha256)
+            var options = try checks.checkOptions(sha256: output.sha256)
+            options.purpose = purpose
             let inspection = try Inspector.inspect(
                 path: ipa, options: options, data: try checks.toolData().checks, limits: limits.limits, tool: ToolInfo.tool)
             try output.print(inspection.report, input: ipa, command: "check")
@@ -87,6 +97,8 @@ struct ReportOptions: ParsableArguments {
         }
     }
 }
+
+extension CheckPurpose: ExpressibleByArgument {}
 
 /// What `--report-format` can ask for.
 enum ReportFormat: String, ExpressibleByArgument, CaseIterable, Sendable {

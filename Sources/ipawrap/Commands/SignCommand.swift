@@ -10,12 +10,16 @@ struct SignCommand: ParsableCommand {
         commandName: "sign",
         abstract: "Re-sign an IPA on Linux with a .p12 (or PEM certificate and key) and provisioning profiles.",
         discussion: """
-            Runs every check of `ipawrap check` (profiles are assigned as it assigns them: --profile, \
-            --profile BUNDLE_ID=PATH, --profiles-dir, embedded); on any error finding it writes nothing and \
-            exits 1. Otherwise it signs every bundle innermost first (loose dylibs, frameworks, extensions, \
-            watch apps, the app): embedded.mobileprovision, entitlements from the profile, \
-            _CodeSignature/CodeResources and every Mach-O slice, in one archive write. Unchanged entries are \
-            copied byte for byte; with --signing-time (or SOURCE_DATE_EPOCH) the output is reproducible.
+            Runs every check as `ipawrap check --for sign` does (profiles are assigned as it assigns them: \
+            --profile, --profile BUNDLE_ID=PATH, --profiles-dir, embedded): the rules of wrapping \
+            (\(FindingCode.wrappingRuleList)) are warnings; on any other error finding (a Simulator build, \
+            encrypted code, a missing or mismatched profile...) it writes nothing and exits 1. Otherwise it \
+            signs every piece of code innermost first: loose dylibs and helper executables, frameworks, \
+            test bundles, loadable bundles, XPC services, extensions, watch apps, app clips, the app (apps, \
+            extensions, watch apps and clips with their profile's entitlements, the rest with none; Apple's \
+            _WatchKitStub stays as it is), each bundle's _CodeSignature/CodeResources and every Mach-O \
+            slice, in one archive write. Unchanged entries are copied byte for byte; with --signing-time \
+            (or SOURCE_DATE_EPOCH) the output is reproducible.
             Exit codes: 0 written, 1 error findings (nothing written), 64 usage error, 65 bad input, \
             74 output not written.
             """
