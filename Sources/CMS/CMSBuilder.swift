@@ -31,9 +31,9 @@ public enum CMSBuilder {
     /// - Parameters:
     ///   - signingTime: written to the second (UTCTime up to 2049, GeneralizedTime after).
     ///   - cdHashes: every CodeDirectory's full hash, in CodeDirectory order. The CDHashes plist
-    ///     lists each truncated to 20 bytes; CDHashes2 lists the SHA-256 and stronger ones whole,
-    ///     as codesign does (its SHA-1 CodeDirectory appears only in the plist). Empty: neither
-    ///     attribute is written.
+    ///     lists each truncated to 20 bytes; CDHashes2 lists each whole, with its hash's OID, as
+    ///     Xcode 12 and later write it (earlier signers left a SHA-1 CodeDirectory out of it).
+    ///     Empty: neither attribute is written.
     public static func detachedSignature(
         content: [UInt8], identity: some CMSSigningIdentity, signingTime: Date, cdHashes: [CMSCodeDirectoryHash]
     ) throws(CMSError) -> [UInt8] {
@@ -122,9 +122,9 @@ public enum CMSBuilder {
             attributes.append(attribute(
                 CMSObjectIdentifier.appleCDHashes, [DERWriter.primitive(.octetString, try cdHashesPropertyList(cdHashes))]))
         }
-        let strong = cdHashes.filter { $0.algorithm != nil && $0.algorithm != .sha1 }
-        if !strong.isEmpty {
-            attributes.append(attribute(CMSObjectIdentifier.appleCDHashes2, strong.map { hash in
+        let listed = cdHashes.filter { $0.algorithm != nil }
+        if !listed.isEmpty {
+            attributes.append(attribute(CMSObjectIdentifier.appleCDHashes2, listed.map { hash in
                 DERWriter.constructed(.sequence, [
                     DERWriter.objectIdentifier(hash.algorithmIdentifier), DERWriter.primitive(.octetString, hash.digest),
                 ])

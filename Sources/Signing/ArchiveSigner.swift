@@ -12,11 +12,15 @@ import SigningIdentity
 /// that change as archive edits, so signing is part of the one archive write of `sign` or
 /// `wrap --sign`.
 ///
-/// Per bundle, deepest first (frameworks and extensions before the bundles that hold them, so a
-/// parent seals its children's new bytes): loose dylibs in `Frameworks/` are signed, the
-/// profile becomes `embedded.mobileprovision`, `_CodeSignature/CodeResources` is regenerated
-/// with Apple's iOS rules over the bundle's current contents, and the main executable is signed
-/// with the bundle ID, the team, the designated requirement and the entitlements.
+/// Every bundle that holds code is signed, whatever its kind and wherever it sits (frameworks,
+/// extensions in `PlugIns/` and `Extensions/`, test bundles, loadable bundles, XPC services,
+/// watch apps, app clips and the bundles inside them), deepest first so a parent seals its
+/// children's new bytes. Per bundle: its loose Mach-O files (dylibs, helper executables) are
+/// signed, an app, extension, watch app or app clip gets its profile as `embedded.mobileprovision`
+/// and the profile's entitlements, `_CodeSignature/CodeResources` is regenerated with Apple's iOS
+/// rules over the bundle's current contents, and the main executable is signed with the bundle
+/// ID, the team and the designated requirement. Apple's platform code (`_WatchKitStub/`) and
+/// folders without code stay as they are and are sealed as files.
 public enum ArchiveSigner {
     /// `edits` (what a wrap adds and removes) plus every entry signing changes.
     public static func edits(
@@ -32,22 +36,27 @@ public enum ArchiveSigner {
         let signer = CodeSigner(
             identity: identity, signingTime: request.signingTime, leafCommonName: identity.commonName ?? "",
             teamIdentifier: identity.teamIdentifier)
+        let looseCode = Dictionary(grouping: try archive.looseCode(), by: \.owner)
         let depth = { (path: String) in path.utf8.count(where: { $0 == UInt8(ascii: "/") }) }
-        let bundles = archive.allBundles.sorted { (depth($0.path), $0.path) > (depth($1.path), $1.path) }
+        let bundles = archive.allBundles.filter(\.holdsCode).sorted { (depth($0.path), $0.path) > (depth($1.path), $1.path) }
         for bundle in bundles {
-            try sign(bundle, profile: profilesByPath[bundle.path], tree: &tree, signer: signer, request: request)
+            try archive.checkLimits()
+            try sign(
+                bundle, looseCode: looseCode[bundle.path] ?? [], profile: profilesByPath[bundle.path], tree: &tree,
+                signer: signer, request: request)
         }
         return tree.edits(keeping: edits)
     }
 
     private static func sign(
-        _ bundle: BundleInfo, profile: BundleProfile?, tree: inout BundleTree, signer: CodeSigner, request: SigningRequest
+        _ bundle: BundleInfo, looseCode: [LooseCode], profile: BundleProfile?, tree: inout BundleTree, signer: CodeSigner,
+        request: SigningRequest
     ) throws {
         guard let identifier = bundle.bundleIdentifier else {
             throw SigningError(
                 .executable, "\(bundle.path) has no CFBundleIdentifier", remedy: "give its Info.plist a bundle ID and sign again")
         }
-        guard bundle.executableName != nil, let executablePath = bundle.executablePath else {
+        guard let executablePath = bundle.executablePath else {
             throw SigningError(
                 .executable, "\(bundle.path) names no executable (CFBundleExecutable)",
                 remedy: "add the executable and CFBundleExecutable to the bundle")
@@ -67,17 +76,16 @@ public enum ArchiveSigner {
                 for: identifier, profile: profile, override: request.entitlements[identifier])
         }
 
-        // Loose dylibs first: the bundle's seal covers their new bytes.
-        let frameworks = bundle.path + "/Frameworks/"
-        for path in tree.paths(under: frameworks)
-        where path.hasSuffix(".dylib") && !path.dropFirst(frameworks.count).contains("/") {
-            guard tree.isFile(path), let file = try tree.machO(at: path) else { continue }
-            let name = String(path.split(separator: "/").last ?? "")
-            var source = try tree.source(at: path)
+        // Loose code first: the bundle's seal covers its new bytes.
+        for code in looseCode {
+            guard tree.isFile(code.path), let file = try tree.machO(at: code.path) else { continue }
+            var source = try tree.source(at: code.path)
             let signed = try signer.sign(
                 file: file, source: &source,
-                inputs: CodeSigningInputs(identifier: String(name.dropLast(".dylib".count))), path: path)
-            tree.set(path, bytes: signed.bytes)
+                inputs: CodeSigningInputs(
+                    identifier: try looseIdentifier(code, file: file, tree: tree), bindsEmbeddedInfoPlist: true),
+                path: code.path)
+            tree.set(code.path, bytes: signed.bytes)
         }
 
         let prefix = bundle.path + "/"
@@ -112,6 +120,18 @@ public enum ArchiveSigner {
                 identifier: identifier, infoPlist: infoPlist, codeResources: resources, entitlements: entitlements),
             path: executablePath)
         tree.set(executablePath, bytes: signed.bytes)
+    }
+
+    /// The identifier codesign gives loose code: its embedded Info.plist's `CFBundleIdentifier`
+    /// (the Swift runtime's dylibs carry one), else its file name without `.dylib`.
+    private static func looseIdentifier(_ code: LooseCode, file: MachOFile, tree: BundleTree) throws -> String {
+        guard let slice = file.slices.first else { return code.defaultIdentifier }
+        var source = try tree.source(at: code.path)
+        guard let bytes = try CodeSigner.embeddedInfoPlist(of: slice, from: &source),
+            let identifier = (try? PropertyList(bytes: bytes))?.root.dictionary?["CFBundleIdentifier"]?.string,
+            !identifier.isEmpty
+        else { return code.defaultIdentifier }
+        return identifier
     }
 
     // MARK: Profiles and entitlements
@@ -182,7 +202,7 @@ public enum ArchiveSigner {
     private static func checkEntitlementOverrides(
         _ overrides: [String: PropertyListDictionary], archive: AppArchive, profiles: [String: BundleProfile]
     ) throws {
-        let known = Set(archive.allBundles.filter(\.kind.needsProfile).compactMap(\.bundleIdentifier))
+        let known = Set(archive.allBundles.filter { $0.holdsCode && $0.kind.needsProfile }.compactMap(\.bundleIdentifier))
         for identifier in overrides.keys.sorted() where !known.contains(identifier) {
             throw SigningError(
                 .entitlementsFile, "--entitlements \(identifier)=… names no bundle in the archive that takes a profile",

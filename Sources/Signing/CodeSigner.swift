@@ -13,6 +13,9 @@ struct CodeSigningInputs {
     var identifier: String
     /// Info.plist's bytes (special slot 1), for a bundle's main executable.
     var infoPlist: [UInt8]?
+    /// Bind each slice's own embedded Info.plist (`__TEXT,__info_plist`, as the Swift runtime's
+    /// dylibs carry) in special slot 1, as codesign does for loose code.
+    var bindsEmbeddedInfoPlist = false
     /// `_CodeSignature/CodeResources` (special slot 3), for a bundle's main executable.
     var codeResources: [UInt8]?
     /// The entitlements (slots 5 and 7); nil for frameworks and dylibs.
@@ -67,13 +70,7 @@ struct CodeSigner: Sendable {
         let entitlementsXMLBlob = try inputs.entitlements.map { try $0.xml.blob() }
         let entitlementsDERBlob = try inputs.entitlements.map { try $0.der.blob() }
 
-        // Each slice's hash types: SHA-1 primary plus SHA-256 for code that runs before iOS 11
-        // (as codesign does), SHA-256 alone after.
-        let hashTypesBySlice = file.slices.map { slice -> [HashType] in
-            let minimum = slice.buildVersion?.minimumOS
-            if let minimum, minimum.major >= 11 { return [.sha256] }
-            return [.sha1, .sha256]
-        }
+        let hashTypesBySlice = file.slices.map(Self.hashTypes)
         let certificateBytes = try ([identity.certificate] + identity.chain).reduce(0) { total, certificate in
             total + (try CMSSigning.derLength(certificate))
         }
@@ -90,6 +87,10 @@ struct CodeSigner: Sendable {
             sizes.append(estimate)
         }
         let layout = try SigningLayout(file: file, signatureSizes: sizes)
+        var slotOne: [[UInt8]?] = []
+        for slice in file.slices {
+            slotOne.append(inputs.bindsEmbeddedInfoPlist ? try Self.embeddedInfoPlist(of: slice, from: &source) : inputs.infoPlist)
+        }
 
         var hashers: [CodePageHasher] = []
         for types in hashTypesBySlice {
@@ -113,7 +114,7 @@ struct CodeSigner: Sendable {
                     builder.codeHashes = codeHashes
                     builder.executableSegment = Self.executableSegment(
                         slice, getTaskAllow: inputs.entitlements?.getTaskAllow ?? false)
-                    if let infoPlist = inputs.infoPlist { try builder.setSpecialSlot(.infoPlist, hashing: infoPlist) }
+                    if let infoPlist = slotOne[index] { try builder.setSpecialSlot(.infoPlist, hashing: infoPlist) }
                     try builder.setSpecialSlot(.requirements, hashing: requirementsBlob)
                     if let resources = inputs.codeResources { try builder.setSpecialSlot(.resourceDirectory, hashing: resources) }
                     if let entitlementsXMLBlob { try builder.setSpecialSlot(.entitlements, hashing: entitlementsXMLBlob) }
@@ -143,6 +144,32 @@ struct CodeSigner: Sendable {
             throw CodeSignatureError(.codeDirectory, "\(path) has no slice to sign")
         }
         return SignedCode(bytes: output, cdhash: cdhash, requirement: requirement.text)
+    }
+
+    /// A slice's CodeDirectory hash types, by Apple's rule for its deployment target: a SHA-1
+    /// primary plus SHA-256 for code that runs where the OS checks SHA-1 only (before iOS and tvOS
+    /// 11, watchOS 4, macOS 10.12), SHA-256 alone after; both when the slice names no OS.
+    static func hashTypes(_ slice: MachOSlice) -> [HashType] {
+        guard let build = slice.buildVersion else { return [.sha1, .sha256] }
+        let first: MachOVersion
+        switch build.platform {
+        case .watchOS, .watchOSSimulator: first = MachOVersion(major: 4)
+        case .macOS: first = MachOVersion(major: 10, minor: 12)
+        default: first = MachOVersion(major: 11)
+        }
+        return build.minimumOS >= first ? [.sha256] : [.sha1, .sha256]
+    }
+
+    /// The largest embedded Info.plist bound; a real one is a few hundred bytes.
+    static let maximumEmbeddedInfoPlist: UInt64 = 1 << 20
+
+    /// A slice's embedded Info.plist (`__TEXT,__info_plist`), or nil when it has none (or an
+    /// implausibly large one, which is then left unbound).
+    static func embeddedInfoPlist<Source: ByteSource>(of slice: MachOSlice, from source: inout Source) throws -> [UInt8]? {
+        guard let section = slice.section(segment: "__TEXT", name: "__info_plist"), !section.isZeroFill,
+            section.size > 0, section.size <= maximumEmbeddedInfoPlist
+        else { return nil }
+        return try slice.readContents(of: section, from: &source, maxBytes: Int(section.size))
     }
 
     /// `__TEXT`'s file range, flagged as the main binary for an executable (and allowing

@@ -60,16 +60,21 @@ public struct SigningIdentity: CMSSigningIdentity {
         self.keyType = keyType
     }
 
-    /// This identity with its chain taken from `issuers` (DER; Apple's WWDR intermediate and root
-    /// ship in Templates/certificates) when the file carried none, as Keychain Access exports it.
-    /// An issuer is taken only when it names the leaf's issuer and its key verifies the leaf's
-    /// signature (`CertificateChain`), so unrelated certificates never enter a signature. An
-    /// identity that has a chain is returned unchanged; unreadable candidates are skipped.
+    /// This identity with its chain completed up to the root from `issuers` (DER; Apple's WWDR
+    /// intermediate and root ship in Templates/certificates) where the file stopped short: Keychain
+    /// Access exports the leaf alone, other tools the leaf and its intermediate. Xcode's signatures
+    /// carry the whole chain, root included. An issuer is taken only when it names the certificate's
+    /// issuer and its key verifies that certificate's signature (`CertificateChain`), so unrelated
+    /// certificates never enter a signature; the file's own chain comes first, and a chain that
+    /// already ends at a root is returned unchanged. Unreadable candidates are skipped.
     public func completingChain(from issuers: [[UInt8]]) -> SigningIdentity {
-        guard chain.isEmpty else { return self }
-        let candidates = issuers.compactMap { try? Certificate(derEncoded: $0) }
+        if let last = chain.last, last.issuer == last.subject { return self }
+        let candidates = chain + issuers.compactMap { try? Certificate(derEncoded: $0) }
+        let linked = Array(CertificateChain(from: certificate, in: candidates).certificates.dropFirst())
+        // Never fewer than the file carried (a chain of its own that the issuers cannot extend).
+        guard linked.count > chain.count, Array(linked.prefix(chain.count)) == chain else { return self }
         var completed = self
-        completed.chain = Array(CertificateChain(from: certificate, in: candidates).certificates.dropFirst())
+        completed.chain = linked
         return completed
     }
 

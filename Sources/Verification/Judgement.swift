@@ -1,4 +1,5 @@
 import CMS
+import Crypto
 import CodeSignature
 import FormatSupport
 import Foundation
@@ -22,12 +23,31 @@ struct Judgement {
     /// indexed once, so judging every bundle's seal stays linear in the units (times their depth).
     private let nestedUnits: [String: [Verifier.CodeUnit]]
 
+    /// SHA-256 of the roots whose own code (signed with Apple's software-signing marker) is
+    /// Apple's platform code, which keeps Apple's signature and no team: Apple Root CA's
+    /// (Templates/certificates/AppleRootCA.cer), unless a test gives its own.
+    let applePlatformRoots: Set<[UInt8]>
+    static let appleRootCAFingerprint: [UInt8] = [
+        0xB0, 0xB1, 0x73, 0x0E, 0xCB, 0xC7, 0xFF, 0x45, 0x05, 0x14, 0x2C, 0x49, 0xF1, 0x29, 0x5E, 0x6E,
+        0xDA, 0x6B, 0xCA, 0xED, 0x7E, 0x2C, 0x68, 0xC5, 0xBE, 0x91, 0xB5, 0xA1, 0x10, 0x01, 0xF0, 0x24,
+    ]
+    /// The leaf marker of Apple's own software-signing certificates (not a developer's).
+    static let appleSoftwareSigningMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 22]
+
     private var findings: [Finding] = []
+    /// The units whose signature is Apple's own (by its anchor), by path.
+    private var applePlatformUnits: Set<String> = []
+    /// Each signed unit's team: its CodeDirectory's team ID, else its certificate's (OU).
+    private var unitTeams: [String: String] = [:]
     /// Units judged so far that are signed and hold by themselves (units come innermost first).
     private var intactUnits: Set<String> = []
 
-    init(date: Date, results: EntryHashing.Computed, units: [Verifier.PreparedUnit], clock: WorkClock = .unlimited) {
+    init(
+        date: Date, results: EntryHashing.Computed, units: [Verifier.PreparedUnit], clock: WorkClock = .unlimited,
+        applePlatformRoots: Set<[UInt8]> = [Judgement.appleRootCAFingerprint]
+    ) {
         self.date = date
+        self.applePlatformRoots = applePlatformRoots
         self.results = results
         self.units = units
         self.clock = clock
@@ -53,7 +73,10 @@ struct Judgement {
         for prepared in units {
             let before = findings.count
             var summary = judge(prepared)
-            if let team = summary.teamIdentifier, !summary.adHoc { teams.append((bundles.count, summary.path, team)) }
+            // Apple's platform code is Apple's, whatever team signed the app around it.
+            if let team = unitTeams[summary.path], !summary.adHoc, !applePlatformUnits.contains(summary.path) {
+                teams.append((bundles.count, summary.path, team))
+            }
             summary.intact = !findings[before...].contains { $0.severity == .error }
             if summary.intact && summary.signed { intactUnits.insert(summary.path) }
             bundles.append(summary)
@@ -116,8 +139,12 @@ struct Judgement {
             }
             judgePages(slice, signature: signature, label: label, path: executable)
             judgeSpecialSlots(signature, prepared: prepared, label: label, path: executable)
-            if signature.hasCMSSignature, let certificate = judgeCMS(signature, label: label, path: executable) {
+            if signature.hasCMSSignature, let (certificate, isApple) = judgeCMS(signature, label: label, path: executable) {
                 leaf = leaf ?? certificate
+                if isApple { applePlatformUnits.insert(unit.path) }
+            }
+            if unitTeams[unit.path] == nil {
+                unitTeams[unit.path] = signature.teamIdentifier ?? leaf.flatMap(Self.teamIdentifier)
             }
             if signedEntitlements == nil {
                 signedEntitlements = (try? signature.entitlements?.dictionary(limits: PropertyListLimits(clock: clock)))
@@ -192,8 +219,12 @@ struct Judgement {
         }
     }
 
-    /// Checks the CMS blob; returns the leaf certificate.
-    private mutating func judgeCMS(_ signature: EmbeddedSignature, label: CodeReference, path: String) -> Certificate? {
+    /// Checks the CMS blob; returns the leaf certificate, and whether the signature is Apple's own
+    /// (its chain holds and ends at one of `applePlatformRoots`, and the leaf is Apple's
+    /// software-signing certificate).
+    private mutating func judgeCMS(
+        _ signature: EmbeddedSignature, label: CodeReference, path: String
+    ) -> (leaf: Certificate, isApple: Bool)? {
         guard let primary = signature.codeDirectory, let bytes = signature.cmsSignature else { return nil }
         let signedData: CMSSignedData
         do {
@@ -229,7 +260,26 @@ struct Judgement {
                 }
             }
         }
-        return verification.signers.first?.certificate
+        guard let signer = verification.signers.first, let certificate = signer.certificate else { return nil }
+        let isApple = verification.problems.isEmpty && signer.root.map(Self.fingerprint).map(applePlatformRoots.contains) == true
+            && certificate.extensions.contains { $0.oid == Self.appleSoftwareSigningMarker }
+        return (certificate, isApple)
+    }
+
+    static func fingerprint(_ certificate: Certificate) -> [UInt8] {
+        var serializer = DER.Serializer()
+        guard (try? serializer.serialize(certificate)) != nil else { return [] }
+        return Array(SHA256.hash(data: serializer.serializedBytes))
+    }
+
+    /// A developer certificate's team: its subject's organizational unit.
+    static func teamIdentifier(_ certificate: Certificate) -> String? {
+        for relative in certificate.subject {
+            for attribute in relative where attribute.type == .RDNAttributeType.organizationalUnitName {
+                if let text = String(attribute.value) { return text }
+            }
+        }
+        return nil
     }
 
     // MARK: The seal

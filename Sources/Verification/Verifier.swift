@@ -115,14 +115,17 @@ public enum Verifier {
         var entries: [ResourceEntry] = []
     }
 
+    /// Every bundle that holds code (and every app, extension, watch app or app clip, which must),
+    /// then every loose Mach-O file (`AppArchive.looseCode`): dylibs and helper executables.
     static func codeUnits(of app: AppArchive) throws -> [CodeUnit] {
-        let zip = app.archive.zip
         var units: [CodeUnit] = []
-        for bundle in app.allBundles {
+        for bundle in app.allBundles where bundle.holdsCode || bundle.kind.needsProfile {
             units.append(CodeUnit(kind: bundle.kind.rawValue, path: bundle.path, bundle: bundle, executablePath: bundle.executablePath))
-            for entry in try zip.entries(inFolder: bundle.path + "/Frameworks") where entry.kind == .file && entry.path.hasSuffix(".dylib") {
-                units.append(CodeUnit(kind: "dylib", path: entry.path, bundle: nil, executablePath: entry.path))
-            }
+        }
+        for code in try app.looseCode() {
+            units.append(CodeUnit(
+                kind: code.path.hasSuffix(".dylib") ? "dylib" : "executable", path: code.path, bundle: nil,
+                executablePath: code.path))
         }
         return units
     }
