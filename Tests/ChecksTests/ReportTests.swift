@@ -10,7 +10,8 @@ import TestSupport
 
     @Test func everyCodeIsExplainedInTheREADME() {
         for code in FindingCode.all {
-            #expect(readme.contains("| `\(code.rawValue)` | \(code.severity.rawValue) |"), "README lacks a row for \(code.rawValue)")
+            let severity = code.severity.rawValue + (code.isWrappingRule ? ", wrapping rule" : "")
+            #expect(readme.contains("| `\(code.rawValue)` | \(severity) |"), "README lacks a row for \(code.rawValue)")
         }
     }
 

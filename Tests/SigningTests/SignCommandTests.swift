@@ -215,7 +215,8 @@ import TestSupport
         let signed = try SignedOutput(archive: archive)
         for (path, problem) in signed.problems { Issue.record("\(path): \(problem)") }
         #expect(signed.identifiers["Payload/Test.app/isignTestApp"] == "com.saucelabs.isignTestApp")
-        #expect(signed.identifiers["Payload/Test.app/Frameworks/libswiftContacts.dylib"] == "libswiftContacts")
+        // Its embedded Info.plist names it, as Xcode 7.2 signed it (and codesign names such code).
+        #expect(signed.identifiers["Payload/Test.app/Frameworks/libswiftContacts.dylib"] == "com.apple.dt.runtime.swiftContacts")
         let seal = try CodeResources(
             bytes: archive.read(#require(archive.entry(named: "Payload/Test.app/_CodeSignature/CodeResources")), maximumSize: 1 << 20))
         let sealed = (seal.files2 ?? []).map(\.path)

@@ -4,8 +4,8 @@ import PropertyList
 /// binary), CgBI icons, a Mach-O executable, nested bundles with their own Info.plists,
 /// executables and profiles, symlinks, and items outside the app, zipped the way Apple's tools do
 /// (folder entries, Unix modes, extended timestamps). Every part can be changed or left out.
-public struct IPABuilder {
-    public struct File {
+public struct IPABuilder: Sendable {
+    public struct File: Sendable {
         public var data: [UInt8]
         public var mode: UInt16
         public var symlinkTarget: String?
@@ -17,7 +17,7 @@ public struct IPABuilder {
         }
     }
 
-    public struct Nested {
+    public struct Nested: Sendable {
         /// Path relative to the app folder, e.g. `PlugIns/Share.appex`.
         public var path: String
         public var info: PropertyListDictionary?

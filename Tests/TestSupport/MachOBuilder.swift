@@ -113,6 +113,9 @@ public struct MachOBuilder: Sendable {
     public var code: [UInt8] = Array(repeating: 0x1F, count: 32)
     /// `__TEXT,__cstring` strings; the section is omitted when empty.
     public var cStrings: [String] = []
+    /// `__TEXT,__info_plist` bytes after `__cstring`, as ld64 writes `-sectcreate __TEXT
+    /// __info_plist` (the Swift runtime's dylibs carry one); omitted when nil.
+    public var infoPlist: [UInt8]?
     /// `__DATA,__data` bytes, in a `__DATA` segment between `__TEXT` and `__LINKEDIT`; the segment
     /// is omitted when nil.
     public var data: [UInt8]?
@@ -323,6 +326,13 @@ public struct MachOBuilder: Sendable {
                         name: "__cstring", address: textVM + UInt64(plan.cStringOffset),
                         size: UInt64(cStringBytes.count), offset: plan.cStringOffset, alignLog2: 0, flags: 0x2))
             }
+            if let infoPlist {
+                let offset = plan.cStringOffset + cStringBytes.count
+                textSections.append(
+                    SectionSpec(
+                        name: "__info_plist", address: textVM + UInt64(offset), size: UInt64(infoPlist.count),
+                        offset: offset, alignLog2: 0, flags: 0))
+            }
             segment(
                 command: command, name: "__TEXT", vmAddress: textVM,
                 vmSize: UInt64(Self.alignUp(plan.textSegmentEnd, 0x4000)), fileOffset: 0,
@@ -455,7 +465,7 @@ public struct MachOBuilder: Sendable {
                 layout.commandsEnd = headerSize + commandBytes.count
                 plan.textOffset = Self.alignUp(layout.commandsEnd + headerPadding, 16)
                 plan.cStringOffset = plan.textOffset + code.count
-                let textContentEnd = plan.cStringOffset + cStringBytes.count
+                let textContentEnd = plan.cStringOffset + cStringBytes.count + (infoPlist?.count ?? 0)
                 plan.textSegmentEnd = Self.alignUp(textContentEnd, segmentAlignment)
                 plan.linkeditOffset =
                     data.map { Self.alignUp(plan.textSegmentEnd + $0.count, segmentAlignment) } ?? plan.textSegmentEnd
@@ -488,6 +498,7 @@ public struct MachOBuilder: Sendable {
             file.pad(to: plan.textOffset)
             file.bytes(code)
             file.bytes(cStringBytes)
+            file.bytes(infoPlist ?? [])
             file.pad(to: plan.textSegmentEnd)
             if let data {
                 file.bytes(data)
