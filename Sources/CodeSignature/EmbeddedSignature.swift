@@ -131,7 +131,11 @@ public struct EmbeddedSignature: Sendable, Equatable {
                 throw error.prefixed("slot 0x\(hex(entry.type))")
             }
         }
-        guard directories.isEmpty || directories.contains(where: { $0.slot == Slot.codeDirectory }) else {
+        // A SuperBlob without a CodeDirectory signs nothing: it is not a signature (never "ad hoc").
+        guard !directories.isEmpty else {
+            throw CodeSignatureError(.blob, "the embedded signature holds no CodeDirectory")
+        }
+        guard directories.contains(where: { $0.slot == Slot.codeDirectory }) else {
             throw CodeSignatureError(.blob, "the embedded signature has alternate CodeDirectories but none in slot 0")
         }
         directories.sort { $0.slot < $1.slot }

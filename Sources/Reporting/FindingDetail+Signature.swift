@@ -22,6 +22,22 @@ public enum SignatureDetail: Sendable, Hashable {
     case pagesDiffer(code: CodeReference, directory: CodeDirectoryReference, pages: [Int], pageCount: Int)
     /// `SIGNATURE_SPECIAL_SLOT_MISMATCH`: a sealed special-slot item (Info.plist, the requirements...) is absent.
     case specialSlotItemMissing(code: CodeReference, item: String, hashType: String)
+    /// `SIGNATURE_SPECIAL_SLOT_MISMATCH`: an item the signature must bind (the bundle's Info.plist
+    /// or CodeResources, a blob of the signature) is there, but its special slot is empty.
+    case specialSlotUnbound(code: CodeReference, item: String, hashType: String, slot: Int)
+    /// `SIGNATURE_PAGE_HASH_MISMATCH`: the CodeDirectory's code limit is not where the signature
+    /// begins, so code beyond it is not covered.
+    case codeLimitShort(code: CodeReference, directory: CodeDirectoryReference, codeLimit: UInt64, signatureOffset: UInt64)
+    /// `SIGNATURE_MALFORMED`: the XML and DER entitlements say different things.
+    case entitlementEncodingsDiffer(code: CodeReference, keys: [String])
+    /// `SIGNATURE_MALFORMED`: the entitlements blob cannot be read.
+    case unreadableEntitlements(code: CodeReference, encoding: String, problem: String)
+    /// `SIGNATURE_MALFORMED`: the embedded profile of a signed bundle cannot be read.
+    case unreadableProfile(bundle: String, problem: String)
+    /// `SIGNATURE_MISSING`: a sealed bundle's executable (named by its Info.plist) is gone.
+    case sealedExecutableMissing(bundle: String)
+    /// `SIGNATURE_CMS_INVALID`: several CodeDirectories, and no CDHashes attribute binding them.
+    case cdHashesMissing(code: CodeReference, count: Int)
     /// `SIGNATURE_SPECIAL_SLOT_MISMATCH`: a special-slot item differs from its hash.
     case specialSlotItemDiffers(code: CodeReference, item: String, hashType: String, slot: Int)
     /// `SIGNATURE_CMS_INVALID`: the CMS blob cannot be parsed.
@@ -76,6 +92,22 @@ public enum SignatureDetail: Sendable, Hashable {
             "\(code): \(item) is sealed by the \(hashType) CodeDirectory but missing"
         case .specialSlotItemDiffers(let code, let item, let hashType, let slot):
             "\(code): \(item) differs from its hash in the \(hashType) CodeDirectory (special slot -\(slot))"
+        case .specialSlotUnbound(let code, let item, let hashType, let slot):
+            "\(code): \(item) is there, but the \(hashType) CodeDirectory's special slot -\(slot) is empty, so the "
+                + "signature does not cover it"
+        case .codeLimitShort(let code, let directory, let codeLimit, let signatureOffset):
+            "\(code): \(directory) covers code up to byte \(codeLimit), but the signature begins at \(signatureOffset): "
+                + "the bytes between are not signed"
+        case .entitlementEncodingsDiffer(let code, let keys):
+            "\(code): the XML and DER entitlements differ (\(keys.joined(separator: ", ")))"
+        case .unreadableEntitlements(let code, let encoding, let problem):
+            "\(code): the \(encoding) entitlements cannot be read: \(problem)"
+        case .unreadableProfile(let bundle, let problem):
+            "\(bundle)/embedded.mobileprovision cannot be read: \(problem)"
+        case .sealedExecutableMissing(let bundle):
+            "\(bundle) is sealed, but the executable its Info.plist names is not there to carry its signature"
+        case .cdHashesMissing(let code, let count):
+            "\(code): the signature has \(count) CodeDirectories, but its CMS has no CDHashes attribute binding them"
         case .cmsUnreadable(let code, let errorCode, let problem):
             "\(code): the CMS signature cannot be read: \(errorCode): \(problem)"
         case .cmsProblem(let code, let problem):

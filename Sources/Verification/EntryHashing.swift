@@ -29,6 +29,9 @@ struct SliceResult: Sendable {
     /// empty list when every page holds), plus a message when the page count itself differs.
     let pageMismatches: [[Int]]
     let pageCountProblems: [String?]
+    /// Where the signature begins in the slice (`LC_CODE_SIGNATURE`'s `dataoff`): the code limit
+    /// every CodeDirectory must have.
+    var signatureOffset: UInt64?
 }
 
 /// What was learned from one entry.
@@ -191,7 +194,8 @@ public enum EntryHashing {
                         ? nil : "it lists \(directory.codeSlotCount) code pages, the code has \(computed.count)")
             }
             slices.append(SliceResult(
-                architecture: name, signature: signature, problem: nil, pageMismatches: mismatches, pageCountProblems: countProblems))
+                architecture: name, signature: signature, problem: nil, pageMismatches: mismatches, pageCountProblems: countProblems,
+                signatureOffset: UInt64(plan.code.count)))
         }
         return .machO(slices: slices, problem: nil)
     }

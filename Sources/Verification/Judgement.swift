@@ -104,7 +104,9 @@ struct Judgement {
         let isBundle = unit.bundle != nil
         guard let executable = unit.executablePath, let (slices, problem) = results.machOs[executable] else {
             if isBundle && prepared.codeResourcesBytes != nil {
+                // Sealed, but the code that carries the seal's signature is gone.
                 summary.signed = true
+                add(.signatureMissing, .sealedExecutableMissing(bundle: unit.path), path: unit.path)
                 judgeResources(prepared, isSigned: true)
             } else {
                 add(.signatureMissing, .noExecutable(bundle: unit.path), path: unit.path)
@@ -147,8 +149,7 @@ struct Judgement {
                 unitTeams[unit.path] = signature.teamIdentifier ?? leaf.flatMap(Self.teamIdentifier)
             }
             if signedEntitlements == nil {
-                signedEntitlements = (try? signature.entitlements?.dictionary(limits: PropertyListLimits(clock: clock)))
-                    ?? (try? signature.derEntitlements())?.dictionary
+                signedEntitlements = judgeEntitlements(signature, label: label, path: executable)
             }
             if let bundle = unit.bundle, let identifier = signature.identifier, let bundleID = bundle.bundleIdentifier,
                 identifier != bundleID
@@ -178,6 +179,10 @@ struct Judgement {
         for (index, directory) in signature.codeDirectories.enumerated() {
             let slot = signature.codeDirectorySlots[index]
             let which = CodeDirectoryReference(hashType: directory.hashType.name, slot: slot)
+            if let offset = slice.signatureOffset, directory.codeLimit != offset {
+                add(.signaturePageHashMismatch,
+                    .codeLimitShort(code: label, directory: which, codeLimit: directory.codeLimit, signatureOffset: offset), path: path)
+            }
             if let problem = slice.pageCountProblems[index] {
                 add(.signaturePageHashMismatch, .pageCount(code: label, directory: which, problem: "\(problem)"), path: path)
             }
@@ -202,7 +207,15 @@ struct Judgement {
         ]
         for directory in signature.codeDirectories {
             for (slot, what, bytes) in checks {
-                guard let sealed = directory.hash(for: slot), sealed.contains(where: { $0 != 0 }) else { continue }
+                guard let sealed = directory.hash(for: slot), sealed.contains(where: { $0 != 0 }) else {
+                    // What exists must be bound: an empty slot is not "nothing to check".
+                    if bytes != nil {
+                        add(.signatureSpecialSlotMismatch,
+                            .specialSlotUnbound(code: label, item: what, hashType: directory.hashType.name, slot: slot.rawValue),
+                            path: path)
+                    }
+                    continue
+                }
                 // A loose dylib's Info.plist is embedded in the binary, whose pages cover it.
                 if slot == .infoPlist && !isBundle { continue }
                 guard let bytes else {
@@ -217,6 +230,34 @@ struct Judgement {
                 }
             }
         }
+    }
+
+    /// The signed entitlements: the XML and DER blobs, each read (one that cannot be read is
+    /// malformed, not skipped) and, when both are there, the same dictionary.
+    private mutating func judgeEntitlements(
+        _ signature: EmbeddedSignature, label: CodeReference, path: String
+    ) -> PropertyListDictionary? {
+        var xml: PropertyListDictionary?
+        var der: PropertyListDictionary?
+        if let blob = signature.entitlements {
+            do {
+                xml = try blob.dictionary(limits: PropertyListLimits(clock: clock))
+            } catch {
+                add(.signatureMalformed, .unreadableEntitlements(code: label, encoding: "XML", problem: "\(error)"), path: path)
+            }
+        }
+        do {
+            der = try signature.derEntitlements()?.dictionary
+        } catch {
+            add(.signatureMalformed, .unreadableEntitlements(code: label, encoding: "DER", problem: "\(error)"), path: path)
+        }
+        if let xml, let der {
+            let keys = Set(xml.keys).union(der.keys).filter { xml[$0] != der[$0] }.sorted()
+            if !keys.isEmpty {
+                add(.signatureMalformed, .entitlementEncodingsDiffer(code: label, keys: keys), path: path)
+            }
+        }
+        return xml ?? der
     }
 
     /// Checks the CMS blob; returns the leaf certificate, and whether the signature is Apple's own
@@ -242,6 +283,10 @@ struct Judgement {
             }
         }
         if let attributes = signedData.signerInfos.first?.signedAttributes {
+            // Alternate CodeDirectories are bound to the signature only through CDHashes.
+            if attributes.cdHashes == nil && signature.codeDirectories.count > 1 {
+                add(.signatureCMSInvalid, .cdHashesMissing(code: label, count: signature.codeDirectories.count), path: path)
+            }
             if let listed = attributes.cdHashes {
                 let actual = signature.codeDirectories.compactMap(\.cdhash)
                 if listed.map({ Array($0.prefix(20)) }) != actual {
@@ -390,7 +435,15 @@ struct Judgement {
 
     private mutating func judgeProfile(_ prepared: Verifier.PreparedUnit, leaf: Certificate, entitlements: PropertyListDictionary) {
         let unit = prepared.unit
-        guard let bytes = prepared.profileBytes, let profile = try? ProvisioningProfile(bytes: bytes, plistLimits: PropertyListLimits(clock: clock)) else { return }
+        guard let bytes = prepared.profileBytes else { return }
+        let profile: ProvisioningProfile
+        do {
+            profile = try ProvisioningProfile(bytes: bytes, plistLimits: PropertyListLimits(clock: clock))
+        } catch {
+            add(.signatureMalformed, .unreadableProfile(bundle: unit.path, problem: EntryHashing.describe(error)),
+                path: unit.path + "/embedded.mobileprovision")
+            return
+        }
         let profilePath = unit.path + "/embedded.mobileprovision"
         var serializer = DER.Serializer()
         if (try? serializer.serialize(leaf)) != nil {
