@@ -91,10 +91,17 @@ extension FindingCode {
         remedy: "Enable Data Protection (Complete Protection) for the App ID in the Apple Developer portal and "
             + "regenerate the profile.")
 
+    public static let profileEntitlementType = FindingCode(
+        "PROFILE_ENTITLEMENT_TYPE", .error,
+        summary: "the profile grants an entitlement Apple defines with a value of another type (an integer "
+            + "application-identifier, a string keychain-access-groups...), which nothing can sign with",
+        remedy: "Download the profile again from the Apple Developer portal; a profile with such values was edited or "
+            + "damaged.")
+
     static let profileCodes: [FindingCode] = [
         appIDWildcard, appIDMismatch, profileMissing, profileUnreadable, profileExpired, profileExpiring, teamMismatch,
         extensionIDNotPrefixed, profileNotForIOS, profileCertificateExpired, profileCertificateInvalid,
         profileOptionUnused, profileAmbiguous, entitlementNotInProfile, signedEntitlementsUnreadable,
-        dataProtectionNotEnabled,
+        dataProtectionNotEnabled, profileEntitlementType,
     ]
 }

@@ -122,6 +122,12 @@ enum ProfileChecks {
                 .profile(.certificatesExpired(profile: reference, certificates: listed, total: certificates.count)),
                 path: file, severity: expired.count == certificates.count ? .warning : .info))
         }
+        let wrongTypes = EntitlementRules.typeProblems(in: profile.entitlements, profileWildcards: true)
+        if !wrongTypes.isEmpty {
+            findings.append(Finding(
+                .profileEntitlementType, .profile(.entitlementTypes(profile: reference, problems: wrongTypes.map(\.description))),
+                path: file))
+        }
         if certificates.isEmpty || !profile.certificateProblems.isEmpty {
             findings.append(Finding(
                 .profileCertificateInvalid, .profile(.certificatesInvalid(profile: reference, problems: profile.certificateProblems)),

@@ -138,11 +138,13 @@ struct BinaryPropertyListParser {
     /// Per finished object: objects in its expanded subtree, and its height.
     private var sizes: [Int]
     private var heights: [Int32]
+    private let refusesDuplicateKeys: Bool
 
     init(bytes: [UInt8], trailer: BinaryPropertyList.Trailer, limits: PropertyListLimits) throws(PropertyListError) {
         self.trailer = trailer
         self.maximumDepth = max(1, limits.maximumDepth)
         self.clock = limits.clock
+        self.refusesDuplicateKeys = limits.refusesDuplicateKeys
         let (scaled, overflow) = bytes.count.multipliedReportingOverflow(by: max(1, limits.expansionFactor))
         self.maximumExpansion = overflow ? Int.max : scaled
         // Objects live between the header and the offset table; reads never leave that window.
@@ -298,7 +300,13 @@ struct BinaryPropertyListParser {
                 size = try grow(size, by: childSize + 1, ref)
                 height = max(height, childHeight)
             }
-            return (.dictionary(PropertyListDictionary(keys: keys, values: values)), size, height + 1)
+            let dictionary = PropertyListDictionary(keys: keys, values: values)
+            if refusesDuplicateKeys && dictionary.count != keys.count {
+                throw PropertyListError(
+                    .duplicateKey, offset: offsets[ref],
+                    "a dictionary names the key \"\(PropertyListDictionary.firstDuplicate(keys))\" twice")
+            }
+            return (.dictionary(dictionary), size, height + 1)
         default:
             throw objectError(ref, "marker 0x\(hex(marker)) is not a bplist00 property-list object")
         }

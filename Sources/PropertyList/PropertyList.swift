@@ -100,15 +100,20 @@ public struct PropertyListLimits: Sendable, Equatable {
     public var expansionFactor: Int
     /// The time limit of the work on the input the plist came from, checked per object.
     public var clock: WorkClock
+    /// Refuse a dictionary that names a key twice (`PLIST_DUPLICATE_KEY`) instead of keeping the
+    /// last value, as Core Foundation does. For entitlements: a parser that keeps the first and
+    /// one that keeps the last would grant different things.
+    public var refusesDuplicateKeys: Bool
 
     public init(
         maximumSize: Int = 64 * 1024 * 1024, maximumDepth: Int = 250, expansionFactor: Int = 8,
-        clock: WorkClock = .unlimited
+        clock: WorkClock = .unlimited, refusesDuplicateKeys: Bool = false
     ) {
         self.maximumSize = maximumSize
         self.maximumDepth = maximumDepth
         self.expansionFactor = expansionFactor
         self.clock = clock
+        self.refusesDuplicateKeys = refusesDuplicateKeys
     }
 
     public static let `default` = PropertyListLimits()

@@ -367,3 +367,13 @@ extension Array {
         return low
     }
 }
+
+extension PropertyListDictionary {
+    /// The first key of `keys` that an earlier one equals exactly (for the message of
+    /// `PLIST_DUPLICATE_KEY`); "" when there is none.
+    static func firstDuplicate(_ keys: [String]) -> String {
+        var seen = Set<[UInt8]>()
+        for key in keys where !seen.insert(Array(key.utf8)).inserted { return key }
+        return ""
+    }
+}

@@ -43,6 +43,10 @@ public struct PropertyListError: CodedError, Equatable {
         case tooManyObjects
         /// The work on the input ran past `--time-limit` (the archive's `ARCHIVE_TIME_LIMIT`).
         case timeLimit
+        /// A dictionary names one key twice, where the reader was asked to refuse that
+        /// (`PropertyListLimits.refusesDuplicateKeys`): entitlements, where parsers that keep the
+        /// first and parsers that keep the last would read different grants.
+        case duplicateKey
     }
 
     public let kind: Kind
@@ -78,6 +82,7 @@ public struct PropertyListError: CodedError, Equatable {
         case .tooDeep: "PLIST_TOO_DEEP"
         case .tooManyObjects: "PLIST_TOO_MANY_OBJECTS"
         case .timeLimit: WorkClock.timeLimitCode
+        case .duplicateKey: "PLIST_DUPLICATE_KEY"
         }
     }
 

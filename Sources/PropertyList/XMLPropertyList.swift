@@ -12,7 +12,8 @@ public struct XMLPropertyList: Sendable {
     public let root: PropertyListValue
 
     public init(bytes: [UInt8], limits: PropertyListLimits = .default) throws(PropertyListError) {
-        let builder = XMLPropertyListBuilder(maximumDepth: limits.maximumDepth, clock: limits.clock)
+        let builder = XMLPropertyListBuilder(
+            maximumDepth: limits.maximumDepth, clock: limits.clock, refusesDuplicateKeys: limits.refusesDuplicateKeys)
         let outcome: XMLStreamParser.Outcome
         do {
             outcome = try XMLStreamParser.parse(bytes: bytes, maximumSize: limits.maximumSize, handler: builder)
@@ -67,6 +68,7 @@ final class XMLPropertyListBuilder: XMLStreamHandler {
 
     private let maximumDepth: Int
     private var clock: WorkClock
+    private let refusesDuplicateKeys: Bool
     private var stack: [Frame] = []
     /// Containers (arrays and dictionaries) currently open.
     private var containerDepth = 0
@@ -78,9 +80,10 @@ final class XMLPropertyListBuilder: XMLStreamHandler {
     private(set) var error: PropertyListError?
     private(set) var lastLine = 0
 
-    init(maximumDepth: Int, clock: WorkClock) {
+    init(maximumDepth: Int, clock: WorkClock, refusesDuplicateKeys: Bool = false) {
         self.maximumDepth = maximumDepth
         self.clock = clock
+        self.refusesDuplicateKeys = refusesDuplicateKeys
         text.reserveCapacity(256)
     }
 
@@ -186,7 +189,11 @@ final class XMLPropertyListBuilder: XMLStreamHandler {
             {
                 return add(.uid(uid), element.line)
             }
-            return add(.dictionary(PropertyListDictionary(keys: frame.keys, values: frame.values)), element.line)
+            let dictionary = PropertyListDictionary(keys: frame.keys, values: frame.values)
+            if refusesDuplicateKeys && dictionary.count != frame.keys.count {
+                return fail(.duplicateKey, frame.line, "a <dict> names the key \"\(PropertyListDictionary.firstDuplicate(frame.keys))\" twice")
+            }
+            return add(.dictionary(dictionary), element.line)
         }
     }
 

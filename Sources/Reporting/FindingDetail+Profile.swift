@@ -35,6 +35,8 @@ public enum ProfileDetail: Sendable, Hashable {
     case certificatesExpired(profile: ProfileReference, certificates: [ExpiredCertificate], total: Int)
     /// `PROFILE_CERTIFICATE_INVALID`: the certificates' problems (none: it lists no certificate).
     case certificatesInvalid(profile: ProfileReference, problems: [String])
+    /// `PROFILE_ENTITLEMENT_TYPE`: the entitlements of wrong type, as "key is a T, not a U".
+    case entitlementTypes(profile: ProfileReference, problems: [String])
     /// `APP_ID_MISMATCH`.
     case appIDMismatch(
         bundlePath: String, bundleIdentifier: String, profile: ProfileReference, appID: String, wildcard: Bool,
@@ -116,6 +118,8 @@ public enum ProfileDetail: Sendable, Hashable {
                 + (certificates.count == total ? "; nothing can be signed with this profile" : "")
         case .certificatesInvalid(let profile, let problems):
             return "\(profile): " + (problems.isEmpty ? "lists no developer certificate" : problems.joined(separator: "; "))
+        case .entitlementTypes(let profile, let problems):
+            return "\(profile) grants entitlements of the wrong type: " + problems.joined(separator: "; ")
         case .appIDMismatch(let bundlePath, let bundleIdentifier, let profile, let appID, let wildcard, let differsOnlyInCase, let source):
             let target = wildcard
                 ? "is for App IDs matching \(appID)"

@@ -66,6 +66,8 @@ public enum SignatureDetail: Sendable, Hashable {
     case appIdentifierMismatch(bundle: String, signed: String, appID: String, bundleID: String?, expected: String?)
     /// `SIGNATURE_ENTITLEMENT_NOT_GRANTED`.
     case entitlementNotGranted(bundle: String, key: String)
+    /// `SIGNATURE_ENTITLEMENT_TYPE`: a signed entitlement is not of the type Apple gives it.
+    case entitlementType(code: CodeReference, key: String, expected: String, actual: String)
 
     public var message: String {
         switch self {
@@ -132,7 +134,10 @@ public enum SignatureDetail: Sendable, Hashable {
             "\(bundle) is signed with application-identifier \(signed); its profile's App ID \(appID) "
                 + "and bundle ID \(bundleID ?? "?") give \(expected ?? "no match")"
         case .entitlementNotGranted(let bundle, let key):
-            "\(bundle) is signed with the entitlement \(key), which its embedded profile does not grant"
+            "\(bundle) is signed with the entitlement \(key), which its embedded profile does not grant (or not with this value)"
+        case .entitlementType(let code, let key, let expected, let actual):
+            "\(code) is signed with \(key) as \(ProfileDetail.article(actual)) \(actual); Apple's type for it is "
+                + "\(ProfileDetail.article(expected)) \(expected)"
         }
     }
 }

@@ -153,27 +153,44 @@ public enum ArchiveSigner {
     }
 
     /// The profile's entitlements as Xcode signs with them: a wildcard `application-identifier`
-    /// and `TEAM.*` keychain groups expanded to the bundle ID; or the override, each of whose
-    /// keys the profile must grant.
+    /// and `TEAM.*` keychain groups expanded to the bundle ID; or the override. Either is checked
+    /// with the rules `verify` applies (`EntitlementRules`: Apple's types, the App ID resolved for
+    /// the bundle, every value granted by the profile), so `sign` never writes a signature its own
+    /// `verify`, or a device, refuses.
     static func entitlements(
         for identifier: String, profile: BundleProfile, override: PropertyListDictionary?
     ) throws -> SignedEntitlements {
         let granted = profile.profile.entitlements
         var chosen = PropertyListDictionary()
         if let override {
-            for key in override.keys {
-                guard granted[key] != nil else {
-                    throw SigningError(
-                        .entitlementNotGranted,
-                        "--entitlements for \(identifier) asks for \(key), which \(profile.file) does not grant",
-                        remedy: "remove \(key) from the entitlements file, or use a profile whose App ID has the capability")
-                }
-            }
             chosen = override
         } else {
             for key in granted.keys {
                 guard let value = granted[key] else { continue }
+                // `*` for a list (iCloud services, associated domains) grants any value; Xcode signs
+                // the app's own values, never the wildcard, which would name none.
+                if EntitlementRules.types[key] == .stringArray && value.string == "*" { continue }
                 _ = chosen.updateValue(expand(value, key: key, identifier: identifier), forKey: key)
+            }
+        }
+        let source = override != nil ? "--entitlements for \(identifier)" : "the entitlements of \(profile.file)"
+        if let problem = EntitlementRules.problems(signed: chosen, profile: profile.profile, bundleIdentifier: identifier).first {
+            switch problem {
+            case .wrongType(let key, let expected, let actual):
+                throw SigningError(
+                    .entitlementType,
+                    "\(source) give \(key) as \(EntitlementRules.withArticle(actual)); Apple's type for it is \(EntitlementRules.withArticle(expected.rawValue))",
+                    remedy: "write \(key) as \(EntitlementRules.withArticle(expected.rawValue))")
+            case .applicationIdentifier(let signed, let expected):
+                throw SigningError(
+                    .entitlementNotGranted,
+                    "\(source) give application-identifier \(signed), but \(profile.file) allows \(expected ?? "no value") for \(identifier)",
+                    remedy: "leave application-identifier out of the file (the profile's is used), or sign with the profile of that App ID")
+            case .notGranted(let key):
+                throw SigningError(
+                    .entitlementNotGranted,
+                    "\(source) ask for \(key) = \(chosen[key].map(Self.describe) ?? "?"), which \(profile.file) does not grant",
+                    remedy: "remove \(key) or give a value the profile grants, or use a profile whose App ID has the capability")
             }
         }
         let sorted = PropertyListValue.dictionary(chosen).sortingKeys().dictionary ?? chosen
@@ -181,6 +198,16 @@ public enum ArchiveSigner {
             return SignedEntitlements(
                 xml: try EntitlementsBlob(dictionary: sorted), der: DEREntitlements(dictionary: sorted),
                 getTaskAllow: sorted["get-task-allow"]?.bool ?? false)
+        }
+    }
+
+    /// A short rendering of an entitlement value for messages.
+    private static func describe(_ value: PropertyListValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .bool(let flag): flag ? "true" : "false"
+        case .array(let items): "[" + items.prefix(4).map(describe).joined(separator: ", ") + (items.count > 4 ? ", …" : "") + "]"
+        default: value.typeName
         }
     }
 

@@ -9,6 +9,9 @@ public struct SigningError: CodedError, Equatable {
         case teamMismatch = "SIGN_TEAM_MISMATCH"
         /// `--entitlements` asks for an entitlement the bundle's profile does not grant.
         case entitlementNotGranted = "SIGN_ENTITLEMENT_NOT_GRANTED"
+        /// An entitlement to sign with (from `--entitlements` or the profile) is not of the type
+        /// Apple gives it.
+        case entitlementType = "SIGN_ENTITLEMENT_TYPE"
         /// `--entitlements BUNDLE_ID=FILE` names no bundle, or the file is not a dictionary plist.
         case entitlementsFile = "SIGN_ENTITLEMENTS_FILE"
         /// A bundle that takes a profile has none.
@@ -36,7 +39,7 @@ public struct SigningError: CodedError, Equatable {
         switch reason {
         case .entitlementsFile, .identityOptions: .usage
         case .executable: .invalidInput
-        case .certificateNotInProfile, .teamMismatch, .entitlementNotGranted, .noProfile: .usage
+        case .certificateNotInProfile, .teamMismatch, .entitlementNotGranted, .entitlementType, .noProfile: .usage
         }
     }
 

@@ -51,6 +51,11 @@ extension FindingCode {
     public static let signatureEntitlementNotGranted = FindingCode(
         "SIGNATURE_ENTITLEMENT_NOT_GRANTED", .error, summary: "a signed entitlement is not granted by the embedded profile",
         remedy: "Remove the entitlement or use a profile that grants it, then re-sign.")
+    public static let signatureEntitlementType = FindingCode(
+        "SIGNATURE_ENTITLEMENT_TYPE", .error,
+        summary: "a signed entitlement Apple defines is not of its type (a string, a boolean, an array of strings)",
+        remedy: "Re-sign with the entitlement written as Apple's type (application-identifier a string, get-task-allow a "
+            + "boolean, keychain-access-groups an array of strings...).")
     public static let signatureAppIDMismatch = FindingCode(
         "SIGNATURE_APP_ID_MISMATCH", .error,
         summary: "the signed application-identifier does not match the profile's or the bundle ID",
@@ -69,7 +74,8 @@ extension FindingCode {
     public static let signatureCodes: [FindingCode] = [
         signatureMissing, signatureMalformed, signaturePageHashMismatch, signatureSpecialSlotMismatch, signatureSealBroken,
         signatureSealedFileMissing, signatureUnsealedFile, signatureNestedMismatch, signatureCMSInvalid, signatureChainIncomplete,
-        signatureCertificateExpired, signatureCertificateNotInProfile, signatureEntitlementNotGranted, signatureAppIDMismatch,
+        signatureCertificateExpired, signatureCertificateNotInProfile, signatureEntitlementNotGranted, signatureEntitlementType,
+        signatureAppIDMismatch,
         signatureIdentifierMismatch, signatureTeamMismatch, signatureAdHoc,
     ]
 }

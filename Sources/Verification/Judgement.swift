@@ -150,6 +150,10 @@ struct Judgement {
             }
             if signedEntitlements == nil {
                 signedEntitlements = judgeEntitlements(signature, label: label, path: executable)
+                for case .wrongType(let key, let expected, let actual) in EntitlementRules.typeProblems(in: signedEntitlements ?? [:]) {
+                    add(.signatureEntitlementType,
+                        .entitlementType(code: label, key: key, expected: expected.rawValue, actual: actual), path: executable)
+                }
             }
             if let bundle = unit.bundle, let identifier = signature.identifier, let bundleID = bundle.bundleIdentifier,
                 identifier != bundleID
@@ -241,7 +245,7 @@ struct Judgement {
         var der: PropertyListDictionary?
         if let blob = signature.entitlements {
             do {
-                xml = try blob.dictionary(limits: PropertyListLimits(clock: clock))
+                xml = try blob.dictionary(limits: PropertyListLimits(clock: clock, refusesDuplicateKeys: true))
             } catch {
                 add(.signatureMalformed, .unreadableEntitlements(code: label, encoding: "XML", problem: "\(error)"), path: path)
             }
@@ -454,39 +458,21 @@ struct Judgement {
             }
         }
         let bundleID = unit.bundle?.bundleIdentifier
-        if let signed = entitlements["application-identifier"]?.string {
-            let expected = bundleID.flatMap { profile.applicationIdentifier.resolved(for: $0) }
-            if signed != expected {
+        // The same rules `sign` checks before it writes (types are judged for every unit, above).
+        for problem in EntitlementRules.problems(signed: entitlements, profile: profile, bundleIdentifier: bundleID) {
+            switch problem {
+            case .wrongType:
+                continue
+            case .applicationIdentifier(let signed, let expected):
                 add(.signatureAppIDMismatch,
                     .appIdentifierMismatch(
                         bundle: unit.path, signed: signed, appID: "\(profile.applicationIdentifier)", bundleID: bundleID,
                         expected: expected),
                     path: unit.path)
-            }
-        }
-        for (key, value) in entitlements.sorted(by: { $0.key < $1.key }) where key != "application-identifier" {
-            guard let granted = profile.entitlements[key], Self.grants(granted, value) else {
+            case .notGranted(let key):
                 add(.signatureEntitlementNotGranted, .entitlementNotGranted(bundle: unit.path, key: key), path: unit.path)
-                continue
             }
         }
-    }
-
-    /// Whether a profile's entitlement value allows a signed one: equal, a `*`-suffixed
-    /// wildcard string, an array holding what is signed, or `false` for a boolean the profile grants.
-    static func grants(_ granted: PropertyListValue, _ signed: PropertyListValue) -> Bool {
-        if granted == signed { return true }
-        if let flag = signed.bool, granted.bool != nil { return !flag || granted.bool == true }
-        if let grantedArray = granted.array {
-            let wanted = signed.array ?? [signed]
-            return wanted.allSatisfy { item in grantedArray.contains { grants($0, item) } }
-        }
-        if let pattern = granted.string, pattern.hasSuffix("*") {
-            let stem = String(pattern.dropLast())
-            let wanted = signed.array ?? [signed]
-            return wanted.allSatisfy { $0.string?.hasPrefix(stem) == true }
-        }
-        return false
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

@@ -84,7 +84,16 @@ struct SigningOptionGroup: ParsableArguments {
             } catch {
                 throw SigningError(.entitlementsFile, "\(file): cannot be read: \(error.localizedDescription)", remedy: "check the path")
             }
-            guard let dictionary = (try? PropertyList(bytes: bytes))?.root.dictionary else {
+            let parsed: PropertyList
+            do {
+                // A key twice is refused: the device and ipawrap could read different grants.
+                parsed = try PropertyList(bytes: bytes, limits: PropertyListLimits(refusesDuplicateKeys: true))
+            } catch {
+                throw SigningError(
+                    .entitlementsFile, "\(file) is not a usable property list: \(error.code): \(error)",
+                    remedy: "write the entitlements as an XML plist dictionary, each key once")
+            }
+            guard let dictionary = parsed.root.dictionary else {
                 throw SigningError(
                     .entitlementsFile, "\(file) is not a property list holding a dictionary",
                     remedy: "write the entitlements as an XML plist dictionary")
