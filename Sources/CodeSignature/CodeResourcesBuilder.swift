@@ -1,3 +1,5 @@
+import FormatSupport
+
 /// What a signer or verifier must learn about one bundle entry to seal or check it.
 public struct ResourceRequest: Sendable, Hashable {
     public enum Need: Sendable, Hashable {
@@ -103,8 +105,10 @@ public struct CodeResourcesBuilder: Sendable {
     }
 
     /// What must be computed for `entries` (files' digests, nested code's cdhash), in path order.
-    public func requests(for entries: [ResourceEntry], mainExecutable: String?) throws(CodeSignatureError) -> [ResourceRequest] {
-        let (version1, version2) = try decisions(entries, mainExecutable: mainExecutable)
+    public func requests(
+        for entries: [ResourceEntry], mainExecutable: String?, clock: WorkClock = .unlimited
+    ) throws(CodeSignatureError) -> [ResourceRequest] {
+        let (version1, version2) = try decisions(entries, mainExecutable: mainExecutable, clock: clock)
         var needs: [String: Set<HashType>] = [:]
         var nested = Set<String>()
         for decision in version1 where decision.entry.kind == .file && (decision.outcome == .sealed || decision.outcome == .nested) {
@@ -127,9 +131,9 @@ public struct CodeResourcesBuilder: Sendable {
 
     /// The seal for `entries`, given the answers to `requests(for:…)` by path.
     public func build(
-        for entries: [ResourceEntry], mainExecutable: String?, facts: [String: ResourceFacts]
+        for entries: [ResourceEntry], mainExecutable: String?, facts: [String: ResourceFacts], clock: WorkClock = .unlimited
     ) throws(CodeSignatureError) -> CodeResources {
-        let (version1, version2) = try decisions(entries, mainExecutable: mainExecutable)
+        let (version1, version2) = try decisions(entries, mainExecutable: mainExecutable, clock: clock)
         func digests(_ path: String, _ types: [HashType]) throws(CodeSignatureError) -> [HashType: [UInt8]] {
             let known = facts[path]?.digests ?? [:]
             var chosen: [HashType: [UInt8]] = [:]
@@ -174,12 +178,12 @@ public struct CodeResourcesBuilder: Sendable {
         return CodeResources(files: files, files2: files2, rules: rules, rules2: rules2)
     }
 
-    private func decisions(_ entries: [ResourceEntry], mainExecutable: String?) throws(CodeSignatureError)
+    private func decisions(_ entries: [ResourceEntry], mainExecutable: String?, clock: WorkClock) throws(CodeSignatureError)
         -> (version1: [ResourceDecision], version2: [ResourceDecision])
     {
         (
-            try ResourceRuleSet(rules).decide(entries, mainExecutable: mainExecutable),
-            try ResourceRuleSet(rules2).decide(entries, mainExecutable: mainExecutable)
+            try ResourceRuleSet(rules).decide(entries, mainExecutable: mainExecutable, clock: clock),
+            try ResourceRuleSet(rules2).decide(entries, mainExecutable: mainExecutable, clock: clock)
         )
     }
 }
@@ -217,10 +221,10 @@ extension CodeResources {
     /// digest of each sealed file present, and the cdhash of nested code.
     public func verificationRequests(for entries: [ResourceEntry]) throws(CodeSignatureError) -> [ResourceRequest] {
         let (seals, _) = try activeSeal()
-        let kinds = ResourceEntry.kindsByPath(entries)
+        let index = ResourceIndex(entries)
         var requests: [ResourceRequest] = []
         for seal in seals {
-            switch (seal.content, kinds[seal.path]) {
+            switch (seal.content, index.kind(of: seal.path)) {
             case (.file(let hashes), .file?):
                 if let type = Self.strongestType(hashes) { requests.append(ResourceRequest(path: seal.path, need: .digests([type]))) }
             case (.nestedCode, .file?), (.nestedCode, .directory?):
@@ -237,10 +241,10 @@ extension CodeResources {
     /// optional), and every entry the
     /// seal's own rules would seal must be in it. In path order.
     public func discrepancies(
-        for entries: [ResourceEntry], mainExecutable: String?, facts: [String: ResourceFacts]
+        for entries: [ResourceEntry], mainExecutable: String?, facts: [String: ResourceFacts], clock: WorkClock = .unlimited
     ) throws(CodeSignatureError) -> [ResourceDiscrepancy] {
         let (seals, rules) = try activeSeal()
-        let kinds = ResourceEntry.kindsByPath(entries)
+        let index = ResourceIndex(entries)
         func kindName(_ kind: ResourceEntry.Kind) -> String {
             switch kind {
             case .file: "file"
@@ -252,7 +256,7 @@ extension CodeResources {
         var sealed = Set<String>()
         for seal in seals {
             sealed.insert(seal.path)
-            guard let kind = kinds[seal.path] else {
+            guard let kind = index.kind(of: seal.path) else {
                 if !seal.isOptional { found.append(.missing(path: seal.path)) }
                 continue
             }
@@ -286,7 +290,7 @@ extension CodeResources {
                 }
             }
         }
-        for decision in try rules.decide(entries, mainExecutable: mainExecutable)
+        for decision in try rules.decide(entries, mainExecutable: mainExecutable, clock: clock)
         where (decision.outcome == .sealed || decision.outcome == .nested) && !sealed.contains(decision.path) {
             found.append(.unsealed(path: decision.path))
         }

@@ -27,6 +27,8 @@ public struct CodeSignatureError: CodedError, Equatable {
         /// A resource rule's pattern is not a POSIX extended regular expression this reader
         /// accepts.
         case resourceRule = "CODE_RESOURCES_RULE_INVALID"
+        /// The work on the input ran past `--time-limit` while a seal was decided.
+        case timeLimit = "ARCHIVE_TIME_LIMIT"
     }
 
     public let reason: Reason

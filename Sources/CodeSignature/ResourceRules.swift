@@ -1,3 +1,5 @@
+import FormatSupport
+
 /// One file, symlink or folder of a bundle, by its path relative to the bundle root.
 public struct ResourceEntry: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
@@ -15,20 +17,33 @@ public struct ResourceEntry: Sendable, Hashable {
     }
 }
 
-extension ResourceEntry {
-    /// Each entry's kind by path, with the folders above every entry added: a bundle on disk has
-    /// them even when an archive does not list them.
-    static func kindsByPath(_ entries: [ResourceEntry]) -> [String: Kind] {
-        var kinds: [String: Kind] = [:]
-        for entry in entries {
-            kinds[entry.path] = entry.kind
-            var parent = entry.path[...]
-            while let slash = parent.lastIndex(of: "/") {
-                parent = parent[..<slash]
-                if kinds[String(parent)] == nil { kinds[String(parent)] = .directory }
-            }
+/// A bundle's entries by path, answering what is at a path (a folder also when only the names
+/// below it imply it, as on disk) without listing every folder: a deep name costs its length,
+/// not its length times its depth.
+struct ResourceIndex {
+    /// The entries as given, by path.
+    let kinds: [String: ResourceEntry.Kind]
+    /// Their paths, sorted by bytes, to find the names below a folder.
+    private let sorted: [String]
+
+    init(_ entries: [ResourceEntry]) {
+        var kinds: [String: ResourceEntry.Kind] = [:]
+        for entry in entries { kinds[entry.path] = entry.kind }
+        self.kinds = kinds
+        sorted = kinds.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// The kind at `path`: an entry's, else a folder when some entry lies below it.
+    func kind(of path: String) -> ResourceEntry.Kind? {
+        if let kind = kinds[path] { return kind }
+        let prefix = path + "/"
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle].utf8.lexicographicallyPrecedes(prefix.utf8) { low = middle + 1 } else { high = middle }
         }
-        return kinds
+        return low < sorted.count && sorted[low].hasPrefix(prefix) ? .directory : nil
     }
 }
 
@@ -109,35 +124,61 @@ public struct ResourceRuleSet: Sendable {
     /// taken as nested bundles hide what is inside them; symlinks are never nested code; a
     /// `.DS_Store` symlink is an error. Folders appear in the result only when excluded or
     /// nested. Parent folders need not be listed. Decisions come in path order.
-    public func decide(_ entries: [ResourceEntry], mainExecutable: String?) throws(CodeSignatureError) -> [ResourceDecision] {
-        let kinds = ResourceEntry.kindsByPath(entries)
+    ///
+    /// Only folders that can hide anything are looked at: the top-level ones (the names Apple
+    /// excludes) and, where a rule nests, those whose name has an extension. So the work is linear
+    /// in the names' bytes however deep they go (`clock` counts it).
+    public func decide(
+        _ entries: [ResourceEntry], mainExecutable: String?, clock: WorkClock = .unlimited
+    ) throws(CodeSignatureError) -> [ResourceDecision] {
+        var clock = clock
+        let index = ResourceIndex(entries)
+        let nests = rules.contains { $0.isNested && !$0.omits }
+        /// The folders above (and, for a folder, at) `path` that can hide what they hold.
+        func candidateFolders(of path: String, including itself: Bool) -> [Substring] {
+            var found: [Substring] = []
+            var start = path.startIndex
+            var depth = 0
+            while start < path.endIndex {
+                let end = path[start...].firstIndex(of: "/") ?? path.endIndex
+                guard end < path.endIndex || itself else { break }
+                if depth == 0 || (nests && path[start..<end].contains(".")) { found.append(path[..<end]) }
+                depth += 1
+                start = end < path.endIndex ? path.index(after: end) : end
+            }
+            return found
+        }
+        var folders = Set<String>()
+        for entry in entries {
+            if clock.isExpired(after: entry.path.utf8.count + 1) { throw Self.timeLimit(clock) }
+            for folder in candidateFolders(of: entry.path, including: entry.kind == .directory) { folders.insert(String(folder)) }
+        }
         // Shallow folders first, so a hidden folder hides everything below it.
-        let folders = kinds.filter { $0.value == .directory }.keys.sorted {
+        let ordered = folders.sorted {
             ($0.utf8.count(where: { $0 == UInt8(ascii: "/") }), $0) < ($1.utf8.count(where: { $0 == UInt8(ascii: "/") }), $1)
         }
-        var hidden = Set<String>()
-        var decisions: [ResourceDecision] = []
-        func isHidden(_ path: String) -> Bool {
-            var parent = path[...]
-            while let slash = parent.lastIndex(of: "/") {
-                parent = parent[..<slash]
-                if hidden.contains(String(parent)) { return true }
-            }
-            return false
+        var hidden = Set<Substring>()
+        func isHidden(_ path: String, itself: Bool) -> Bool {
+            !hidden.isEmpty && candidateFolders(of: path, including: itself).contains { hidden.contains($0) }
         }
-        for folder in folders where !isHidden(folder) {
+        var decisions: [ResourceDecision] = []
+        for folder in ordered {
+            if clock.isExpired(after: folder.utf8.count + 1) { throw Self.timeLimit(clock) }
+            guard !isHidden(folder, itself: false) else { continue }
             let entry = ResourceEntry(path: folder, kind: .directory)
             if Self.isExcluded(folder, mainExecutable: mainExecutable) {
-                hidden.insert(folder)
+                hidden.insert(folder[...])
                 decisions.append(ResourceDecision(entry: entry, outcome: .excluded, isOptional: false, isNested: false))
-            } else if let rule = rule(for: folder), rule.isNested, !rule.omits,
+            } else if nests, let rule = rule(for: folder), rule.isNested, !rule.omits,
                 folder.split(separator: "/").last?.contains(".") == true
             {
-                hidden.insert(folder)
+                hidden.insert(folder[...])
                 decisions.append(ResourceDecision(entry: entry, outcome: .nested, isOptional: rule.isOptional, isNested: true))
             }
         }
-        for (path, kind) in kinds where kind != .directory && !isHidden(path) {
+        for (path, kind) in index.kinds where kind != .directory {
+            if clock.isExpired(after: path.utf8.count + 1) { throw Self.timeLimit(clock) }
+            guard !isHidden(path, itself: false) else { continue }
             let entry = ResourceEntry(path: path, kind: kind)
             let name = path.split(separator: "/").last.map(String.init) ?? path
             if case .symlink = kind, name.lowercased() == ".ds_store" {
@@ -156,5 +197,9 @@ public struct ResourceRuleSet: Sendable {
             decisions.append(ResourceDecision(entry: entry, outcome: outcome, isOptional: rule.isOptional, isNested: nested))
         }
         return decisions.sorted { $0.path.utf16.lexicographicallyPrecedes($1.path.utf16) }
+    }
+
+    static func timeLimit(_ clock: WorkClock) -> CodeSignatureError {
+        CodeSignatureError(.timeLimit, clock.timeLimitMessage)
     }
 }

@@ -99,12 +99,15 @@ public enum ArchiveSigner {
             }
         }
         let builder = CodeResourcesBuilder(hashTypes: [.sha1, .sha256])
-        let requests = try builder.requests(for: entries, mainExecutable: bundle.sealExcludedExecutable)
+        let clock = tree.archive.workClock()
+        let requests = try builder.requests(for: entries, mainExecutable: bundle.sealExcludedExecutable, clock: clock)
         var facts: [String: ResourceFacts] = [:]
         try tree.digests(of: requests.map { (prefix + $0.path, $0) }) { path, digests in
             facts[String(path.dropFirst(prefix.count))] = .digests(digests)
         }
-        let resources = try builder.build(for: entries, mainExecutable: bundle.sealExcludedExecutable, facts: facts).serialized()
+        let resources = try builder.build(
+            for: entries, mainExecutable: bundle.sealExcludedExecutable, facts: facts, clock: clock
+        ).serialized()
         tree.set(prefix + "_CodeSignature/CodeResources", bytes: resources)
 
         guard tree.isFile(executablePath), let file = try tree.machO(at: executablePath) else {

@@ -1,3 +1,4 @@
+import AppBundle
 import CMS
 import Crypto
 import CodeSignature
@@ -57,10 +58,8 @@ struct Judgement {
         }
         var nested: [String: [Verifier.CodeUnit]] = [:]
         for prepared in units {
-            var folder = Substring(prepared.unit.path)
-            while let slash = folder.lastIndex(of: "/") {
-                folder = folder[..<slash]
-                if executables[String(folder)] != nil { nested[String(folder), default: []].append(prepared.unit) }
+            for folder in Self.bundleFolders(above: prepared.unit.path) where executables[folder] != nil {
+                nested[folder, default: []].append(prepared.unit)
             }
         }
         bundleExecutables = executables
@@ -70,7 +69,10 @@ struct Judgement {
     mutating func report(input: String) -> VerificationReport {
         var bundles: [BundleSignature] = []
         var teams: [(index: Int, path: String, team: String)] = []
+        var deadline = clock
         for prepared in units {
+            // Past the time limit the report is not finished: the verifier refuses the input.
+            if deadline.isExpired(after: 1 + prepared.entries.count) { break }
             let before = findings.count
             var summary = judge(prepared)
             // Apple's platform code is Apple's, whatever team signed the app around it.
@@ -376,7 +378,7 @@ struct Judgement {
         let discrepancies: [ResourceDiscrepancy]
         do {
             discrepancies = try resources.discrepancies(
-                for: prepared.entries, mainExecutable: unit.bundle?.sealExcludedExecutable, facts: facts)
+                for: prepared.entries, mainExecutable: unit.bundle?.sealExcludedExecutable, facts: facts, clock: clock)
         } catch {
             add(.signatureMalformed, .uncheckableCodeResources(bundle: unit.path, errorCode: error.code, problem: "\(error)"),
                 path: unit.path + "/_CodeSignature/CodeResources")
@@ -385,14 +387,11 @@ struct Judgement {
         // Apple's iOS rules seal nested code file by file. Where those files differ but the nested
         // bundle or dylib holds by itself, it was swapped for other signed code: one finding names it.
         let nestedIntact = Set(nested.map(\.path).filter(intactUnits.contains))
-        /// The innermost intact nested code that is `path` or holds it.
+        /// The innermost intact nested code that is `path` (loose code) or a bundle holding it.
         func swappedCode(_ path: String) -> String? {
-            var candidate = Substring(path)
-            while !nestedIntact.contains(String(candidate)) {
-                guard let slash = candidate.lastIndex(of: "/") else { return nil }
-                candidate = candidate[..<slash]
-            }
-            return String(candidate)
+            guard !nestedIntact.isEmpty else { return nil }
+            if nestedIntact.contains(path) { return path }
+            return Self.bundleFolders(above: path).last { nestedIntact.contains($0) }
         }
         var swapped: [String: [ResourceDiscrepancy]] = [:]
         for discrepancy in discrepancies {
@@ -473,6 +472,18 @@ struct Judgement {
                 add(.signatureEntitlementNotGranted, .entitlementNotGranted(bundle: unit.path, key: key), path: unit.path)
             }
         }
+    }
+
+    /// The folders above `path` whose name has a bundle's extension, outermost first: the only
+    /// places a bundle can be (so a deep name costs its length, not its length times its depth).
+    static func bundleFolders(above path: String) -> [String] {
+        var folders: [String] = []
+        var start = path.startIndex
+        while let slash = path[start...].firstIndex(of: "/") {
+            if BundleKind.nested(folderName: path[start..<slash], inFolder: nil) != nil { folders.append(String(path[..<slash])) }
+            start = path.index(after: slash)
+        }
+        return folders
     }
 
     static func hex(_ bytes: [UInt8]) -> String {

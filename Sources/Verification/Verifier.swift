@@ -43,8 +43,11 @@ public enum Verifier {
             machOJobs[path] = jobs.count
             jobs.append(.machO(path: path))
         }
+        let entriesByBundle = resourceEntries(of: Set(units.compactMap { $0.bundle?.path }), in: zip, app: app.app.path)
         var prepared: [PreparedUnit] = []
+        var clock = zip.workClock()
         for unit in units {
+            if clock.isExpired(after: 1) { try app.checkLimits() }
             var ready = PreparedUnit(unit: unit)
             if let executable = unit.executablePath { addMachO(executable) }
             if let bundle = unit.bundle {
@@ -52,7 +55,7 @@ public enum Verifier {
                 ready.codeResourcesBytes = try app.read(
                     bundle.path + "/_CodeSignature/CodeResources", maximumSize: maximumSmallFileSize)
                 ready.profileBytes = try bundle.embeddedProfilePath.flatMap { try app.read($0, maximumSize: maximumSmallFileSize) }
-                ready.entries = resourceEntries(of: bundle.path, in: zip)
+                ready.entries = entriesByBundle[bundle.path] ?? []
                 if let bytes = ready.codeResourcesBytes {
                     do {
                         let resources = try CodeResources(bytes: bytes, plistLimits: PropertyListLimits(clock: zip.workClock()))
@@ -130,20 +133,33 @@ public enum Verifier {
         return units
     }
 
-    /// Every entry of the bundle at `path`, relative to it.
-    static func resourceEntries(of path: String, in zip: ZipArchive) -> [ResourceEntry] {
-        let prefix = path + "/"
-        return zip.entries(within: path).compactMap { entry in
+    /// Every entry of each bundle of `bundles`, relative to it, from one pass over the app's
+    /// entries: an entry belongs to each bundle folder in its path (found at the components with
+    /// a bundle's extension, so a deep name costs its length times the bundles above it, at most
+    /// `AppArchive.maximumBundleNesting`).
+    static func resourceEntries(of bundles: Set<String>, in zip: ZipArchive, app: String) -> [String: [ResourceEntry]] {
+        var result: [String: [ResourceEntry]] = [:]
+        for entry in zip.entries(within: app) {
             var name = entry.path
             if name.hasSuffix("/") { name.removeLast() }
-            guard name.hasPrefix(prefix) else { return nil }
-            let relative = String(name.dropFirst(prefix.count))
+            let kind: ResourceEntry.Kind
             switch entry.kind {
-            case .file: return ResourceEntry(path: relative, kind: .file)
-            case .directory: return ResourceEntry(path: relative, kind: .directory)
-            case .symlink: return ResourceEntry(path: relative, kind: .symlink(target: zip.symlinkTarget(of: entry) ?? ""))
+            case .file: kind = .file
+            case .directory: kind = .directory
+            case .symlink: kind = .symlink(target: zip.symlinkTarget(of: entry) ?? "")
+            }
+            var start = name.startIndex
+            while let slash = name[start...].firstIndex(of: "/") {
+                let component = name[start..<slash]
+                start = name.index(after: slash)
+                guard BundleKind.nested(folderName: component, inFolder: nil) != nil else { continue }
+                let holder = String(name[..<slash])
+                if bundles.contains(holder) {
+                    result[holder, default: []].append(ResourceEntry(path: String(name[start...]), kind: kind))
+                }
             }
         }
+        return result
     }
 
     static func size(of path: String, in zip: ZipArchive) -> UInt64 {
