@@ -201,7 +201,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "SigningTests",
-            dependencies: ["Signing", "CodeSignature", "MachO", "IPAArchive", "PropertyList", "FormatSupport", "TestSupport"],
+            dependencies: ["Signing", "Verification", "AppBundle", "Reporting", "CodeSignature", "MachO", "IPAArchive", "PropertyList",
+                           "FormatSupport", "TestSupport"] + certificateLibraries,
             swiftSettings: strict),
         .testTarget(name: "PolicyTests", dependencies: ["Reporting", "Checks", "Policy", "ToolData", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),

@@ -25,6 +25,7 @@ let harnesses: [(name: String, products: [String])] = [
     ("fuzz-policy", ["Policy", "XMLSupport"]),
     ("fuzz-bundle", ["AppBundle", "PNG", "FormatSupport"]),
     ("fuzz-signature", ["CodeSignature", "PropertyList"]),
+    ("fuzz-entitlements", ["CodeSignature", "PropertyList", "ProvisioningProfile"]),
 ]
 
 let package = Package(

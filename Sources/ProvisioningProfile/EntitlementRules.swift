@@ -109,15 +109,24 @@ public enum EntitlementRules {
     public static func problems(
         signed: PropertyListDictionary, profile: ProvisioningProfile, bundleIdentifier: String?
     ) -> [Problem] {
+        problems(
+            signed: signed, granted: profile.entitlements,
+            applicationIdentifier: bundleIdentifier.flatMap { profile.applicationIdentifier.resolved(for: $0) })
+    }
+
+    /// The same, against a profile's entitlements `granted` and the `application-identifier`
+    /// its App ID gives the bundle (nil: none).
+    public static func problems(
+        signed: PropertyListDictionary, granted: PropertyListDictionary, applicationIdentifier expected: String?
+    ) -> [Problem] {
         var problems = typeProblems(in: signed)
         let wrongTypes = Set(problems.map(\.key))
         for (key, value) in signed.sorted(by: { $0.key < $1.key }) where !wrongTypes.contains(key) {
             if key == "application-identifier" || key == "com.apple.application-identifier" {
-                let expected = bundleIdentifier.flatMap { profile.applicationIdentifier.resolved(for: $0) }
                 if value.string != expected { problems.append(.applicationIdentifier(signed: value.string ?? "", expected: expected)) }
                 continue
             }
-            guard let granted = profile.entitlements[key], grants(granted, value) else {
+            guard let granted = granted[key], grants(granted, value) else {
                 problems.append(.notGranted(key: key))
                 continue
             }

@@ -26,12 +26,8 @@ struct Judgement {
 
     /// SHA-256 of the roots whose own code (signed with Apple's software-signing marker) is
     /// Apple's platform code, which keeps Apple's signature and no team: Apple Root CA's
-    /// (Templates/certificates/AppleRootCA.cer), unless a test gives its own.
+    /// (`Verifier.appleRootCAFingerprint`), unless a test gives its own.
     let applePlatformRoots: Set<[UInt8]>
-    static let appleRootCAFingerprint: [UInt8] = [
-        0xB0, 0xB1, 0x73, 0x0E, 0xCB, 0xC7, 0xFF, 0x45, 0x05, 0x14, 0x2C, 0x49, 0xF1, 0x29, 0x5E, 0x6E,
-        0xDA, 0x6B, 0xCA, 0xED, 0x7E, 0x2C, 0x68, 0xC5, 0xBE, 0x91, 0xB5, 0xA1, 0x10, 0x01, 0xF0, 0x24,
-    ]
     /// The leaf marker of Apple's own software-signing certificates (not a developer's).
     static let appleSoftwareSigningMarker: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 22]
 
@@ -45,7 +41,7 @@ struct Judgement {
 
     init(
         date: Date, results: EntryHashing.Computed, units: [Verifier.PreparedUnit], clock: WorkClock = .unlimited,
-        applePlatformRoots: Set<[UInt8]> = [Judgement.appleRootCAFingerprint]
+        applePlatformRoots: Set<[UInt8]> = [Verifier.appleRootCAFingerprint]
     ) {
         self.date = date
         self.applePlatformRoots = applePlatformRoots

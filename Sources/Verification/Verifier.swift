@@ -16,6 +16,13 @@ import X509
 ///
 /// Entries are streamed once on two workers; nothing is extracted.
 public enum Verifier {
+    /// SHA-256 of Apple Root CA (Templates/certificates/AppleRootCA.cer; a test checks the two
+    /// agree), the anchor of Apple's own code.
+    public static let appleRootCAFingerprint: [UInt8] = [
+        0xB0, 0xB1, 0x73, 0x0E, 0xCB, 0xC7, 0xFF, 0x45, 0x05, 0x14, 0x2C, 0x49, 0xF1, 0x29, 0x5E, 0x6E,
+        0xDA, 0x6B, 0xCA, 0xED, 0x7E, 0x2C, 0x68, 0xC5, 0xBE, 0x91, 0xB5, 0xA1, 0x10, 0x01, 0xF0, 0x24,
+    ]
+
     /// Largest CodeResources, Info.plist or embedded profile read.
     static let maximumSmallFileSize: UInt64 = 16 << 20
 
@@ -27,7 +34,12 @@ public enum Verifier {
         try verify(AppArchive(path: path, limits: limits), at: date)
     }
 
-    public static func verify(_ app: AppArchive, at date: Date = Date(), workers: Int = 2) throws -> VerificationReport {
+    /// - Parameter applePlatformRoots: SHA-256 fingerprints of the roots whose software-signing
+    ///   certificates sign Apple's own code (Apple Root CA's; a test gives its stand-in's).
+    public static func verify(
+        _ app: AppArchive, at date: Date = Date(), workers: Int = 2,
+        applePlatformRoots: Set<[UInt8]> = [appleRootCAFingerprint]
+    ) throws -> VerificationReport {
         let zip = app.archive.zip
         var units = try codeUnits(of: app)
         // Innermost first: deeper paths, then dylibs before the bundle that holds them.
@@ -91,7 +103,8 @@ public enum Verifier {
         let computed = try EntryHashing.run(order.map { jobs[$0] }, archive: zip, workers: workers)
         try app.checkLimits()
 
-        var judge = Judgement(date: date, results: computed, units: prepared, clock: zip.workClock())
+        var judge = Judgement(
+            date: date, results: computed, units: prepared, clock: zip.workClock(), applePlatformRoots: applePlatformRoots)
         let report = judge.report(input: zip.path)
         try app.checkLimits()
         return report

@@ -32,6 +32,7 @@ import TestSupport
         let sign = try TimeLimitRun.ipawrap(arguments)
         #expect(sign.result.status == 0, "\(sign.result.stdout)\(sign.result.stderr)")
         #expect(sign.processorSeconds < (Self.sanitized ? 60 : 15), "sign used \(sign.processorSeconds) s")
+        #expect(Self.sanitized || sign.peakKilobytes < 400 << 10, "sign peaked at \(sign.peakKilobytes) KiB")
         let verify = try TimeLimitRun.ipawrap(["verify", output])
         #expect(verify.result.status == 0, "\(verify.result.stdout)\(verify.result.stderr)")
         #expect(verify.processorSeconds < (Self.sanitized ? 60 : 15), "verify used \(verify.processorSeconds) s")
@@ -62,6 +63,7 @@ import TestSupport
         #expect(run.result.status == 65, "\(run.result.stderr)")
         #expect(run.result.stderr.contains("error[BUNDLE_NESTING_LIMIT]"), "\(run.result.stderr)")
         #expect(run.processorSeconds < (Self.sanitized ? 20 : 5))
+        #expect(Self.sanitized || run.peakKilobytes < 200 << 10, "peaked at \(run.peakKilobytes) KiB")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("out.ipa")))
     }
 }

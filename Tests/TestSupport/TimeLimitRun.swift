@@ -10,6 +10,8 @@ public struct TimeLimitRun: Sendable {
     public let result: Command.Result
     public let wallSeconds: Double
     public let processorSeconds: Double
+    /// The child's peak resident set size, in KiB (`ru_maxrss`).
+    public let peakKilobytes: Int
 
     /// Runs `ipawrap arguments` through a small Python parent that reports the child's resource use.
     public static func ipawrap(_ arguments: [String]) throws -> TimeLimitRun {
@@ -20,14 +22,16 @@ public struct TimeLimitRun: Sendable {
             child = subprocess.run(sys.argv[2:])
             used = resource.getrusage(resource.RUSAGE_CHILDREN)
             with open(sys.argv[1], "w") as out:
-                out.write(repr(used.ru_utime + used.ru_stime))
+                out.write(repr(used.ru_utime + used.ru_stime) + " " + str(used.ru_maxrss))
             sys.exit(child.returncode if child.returncode >= 0 else 128 - child.returncode)
             """
         let start = ContinuousClock.now
         let result = try Command.run("python3", ["-c", parent, usage, Command.ipawrapPath] + arguments)
         let wall = (ContinuousClock.now - start) / .seconds(1)
-        let processor = try #require(Double(String(contentsOfFile: usage, encoding: .utf8)), "no resource use: \(result.stderr)")
-        return TimeLimitRun(result: result, wallSeconds: wall, processorSeconds: processor)
+        let fields = try String(contentsOfFile: usage, encoding: .utf8).split(separator: " ")
+        let processor = try #require(fields.first.flatMap { Double($0) }, "no resource use: \(result.stderr)")
+        let peak = try #require(fields.last.flatMap { Int($0) }, "no peak memory: \(result.stderr)")
+        return TimeLimitRun(result: result, wallSeconds: wall, processorSeconds: processor, peakKilobytes: peak)
     }
 
     /// The README's promise, "the limit fires within a second of the deadline", in a form a busy
