@@ -42,6 +42,7 @@ let package = Package(
         .library(name: "AppBundle", targets: ["AppBundle"]),
         .library(name: "Signing", targets: ["Signing"]),
         .library(name: "Verification", targets: ["Verification"]),
+        .library(name: "Installation", targets: ["Installation"]),
         .library(name: "Reporting", targets: ["Reporting"]),
     ],
     dependencies: [
@@ -112,19 +113,26 @@ let package = Package(
             name: "Reporting", dependencies: ["AppBundle", "Policy", "PropertyList", "ProvisioningProfile", "XMLSupport"],
             swiftSettings: strict),
 
+        // Installation: the checks a device's installd and amfid make (profile, devices, OS, bundle
+        // structure), for check, sign, wrap and verify.
+        .target(
+            name: "Installation",
+            dependencies: ["Reporting", "AppBundle", "MachO", "PropertyList", "ProvisioningProfile"],
+            swiftSettings: strict),
+
         // Verification: every code signature of an IPA checked (pages, special slots, CMS, seals,
         // profile consistency), entries streamed once on two workers.
         .target(
             name: "Verification",
-            dependencies: ["Reporting", "AppBundle", "CodeSignature", "CMS", "FormatSupport", "IPAArchive", "MachO", "PropertyList",
-                           "ProvisioningProfile"] + certificateLibraries,
+            dependencies: ["Reporting", "AppBundle", "CodeSignature", "CMS", "FormatSupport", "Installation", "IPAArchive", "MachO",
+                           "PropertyList", "ProvisioningProfile"] + certificateLibraries,
             swiftSettings: strict),
 
         // Checks and the report: every finding, produced as data.
         .target(
             name: "Checks",
-            dependencies: ["Reporting", "AppBundle", "CodeSignature", "FormatSupport", "IPAArchive", "MachO", "PropertyList", "ProvisioningProfile",
-                           "Verification", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Reporting", "AppBundle", "CodeSignature", "FormatSupport", "Installation", "IPAArchive", "MachO", "PropertyList",
+                           "ProvisioningProfile", "Verification", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
         // Tool data: the Templates folder, its SDK catalog and the toolkit version, resolved once
@@ -158,7 +166,7 @@ let package = Package(
             name: "ipawrap",
             dependencies: [
                 "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Reporting", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile", "Batch", "ToolData",
-                "Signing", "SigningIdentity", "PropertyList", "Verification",
+                "Signing", "SigningIdentity", "PropertyList", "Verification", "Installation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -202,7 +210,7 @@ let package = Package(
         .testTarget(
             name: "SigningTests",
             dependencies: ["Signing", "Verification", "AppBundle", "Reporting", "CodeSignature", "MachO", "IPAArchive", "PropertyList",
-                           "FormatSupport", "TestSupport"] + certificateLibraries,
+                           "FormatSupport", "ProvisioningProfile", "SigningIdentity", "TestSupport"] + certificateLibraries,
             swiftSettings: strict),
         .testTarget(name: "PolicyTests", dependencies: ["Reporting", "Checks", "Policy", "ToolData", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),

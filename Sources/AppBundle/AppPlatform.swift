@@ -56,12 +56,37 @@ public enum AppPlatform: String, Sendable, Codable, CaseIterable {
     }
 }
 
+/// One slice of an executable as the install rules see it: its architecture and the platform it
+/// was built for.
+public struct ExecutableSlice: Sendable, Equatable {
+    public let architecture: MachOArchitecture
+    /// `LC_BUILD_VERSION`'s platform (or the one `LC_VERSION_MIN_*` implies); nil when none.
+    public let platform: MachOPlatform?
+
+    public init(architecture: MachOArchitecture, platform: MachOPlatform?) {
+        self.architecture = architecture
+        self.platform = platform
+    }
+
+    /// The slices of a parsed executable.
+    public static func of(_ file: MachOFile) -> [ExecutableSlice] {
+        file.slices.map { ExecutableSlice(architecture: $0.architecture, platform: $0.buildVersion?.platform) }
+    }
+
+    /// Whether the slice is 64-bit ARM code (arm64, arm64e), what iOS 11 and later run.
+    public var isARM64: Bool { architecture.cpuType == MachOArchitecture.arm64 }
+}
+
 /// Why an app is a Simulator build (`PLATFORM_SIMULATOR`), which no device installs: the first
 /// evidence found, in this order, or nil for a device build.
 public enum SimulatorBuild {
     public static func evidence(executable: MachOFile?, info: PropertyListDictionary?) -> String? {
-        if let slices = executable?.slices, !slices.isEmpty {
-            let platforms = slices.compactMap(\.buildVersion?.platform)
+        evidence(slices: executable.map(ExecutableSlice.of) ?? [], info: info)
+    }
+
+    public static func evidence(slices: [ExecutableSlice], info: PropertyListDictionary?) -> String? {
+        if !slices.isEmpty {
+            let platforms = slices.compactMap(\.platform)
             let simulators: Set<MachOPlatform> = [.iOSSimulator, .tvOSSimulator, .watchOSSimulator, .visionOSSimulator]
             if platforms.count == slices.count, let first = platforms.first, platforms.allSatisfy(simulators.contains) {
                 return "its executable is built for the \(first.name) (LC_BUILD_VERSION platform \(first.rawValue))"

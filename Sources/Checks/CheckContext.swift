@@ -1,4 +1,5 @@
 import AppBundle
+import Installation
 import Foundation
 import MachO
 import PropertyList
@@ -31,11 +32,13 @@ public struct CheckOptions: Sendable {
     public var computeSHA256: Bool
     /// The command the findings gate.
     public var purpose: CheckPurpose
+    /// `--device` and `--os`: the device the install rules judge for.
+    public var install: InstallOptions
 
     public init(
         appProfile: String? = nil, bundleProfiles: [String: String] = [:],
         profilesDirectory: String? = nil, allowWildcard: Bool = false, evaluationDate: Date? = nil,
-        computeSHA256: Bool = false, purpose: CheckPurpose = .wrapping
+        computeSHA256: Bool = false, purpose: CheckPurpose = .wrapping, install: InstallOptions = InstallOptions()
     ) {
         self.appProfile = appProfile
         self.bundleProfiles = bundleProfiles
@@ -44,6 +47,7 @@ public struct CheckOptions: Sendable {
         self.evaluationDate = evaluationDate
         self.computeSHA256 = computeSHA256
         self.purpose = purpose
+        self.install = install
     }
 }
 
@@ -78,12 +82,15 @@ public final class CheckContext {
         return AppPlatform.judge(buildPlatform: buildPlatform, info: archive.app.info)
     }()
 
-    /// Why the app is a Simulator build, or nil (`SimulatorBuild`).
-    public private(set) lazy var simulatorEvidence: String? = {
-        var file: MachOFile?
-        if case .success(let parsed)? = executable(of: archive.app) { file = parsed }
-        return SimulatorBuild.evidence(executable: file, info: archive.app.info)
-    }()
+    /// The slices of each bundle's executable that could be read, by bundle path (for the
+    /// install rules).
+    public func executableSlices() -> [String: [ExecutableSlice]] {
+        var slices: [String: [ExecutableSlice]] = [:]
+        for bundle in archive.allBundles {
+            if case .success(let file)? = executable(of: bundle) { slices[bundle.path] = ExecutableSlice.of(file) }
+        }
+        return slices
+    }
 
     /// The parsed headers of a bundle's executable, read once and shared by every check.
     public func executable(of bundle: BundleInfo) -> Result<MachOFile, Error>? {

@@ -1,3 +1,4 @@
+import Installation
 import Reporting
 
 extension FindingCode {
@@ -28,13 +29,6 @@ extension FindingCode {
         summary: "the app is for tvOS, watchOS, visionOS or Mac Catalyst (app.platform); MDX wraps iOS and iPadOS apps only",
         remedy: "Wrap the iOS or iPadOS build of the app; apps for other platforms cannot be managed with MDX.",
         wrappingRule: true)
-
-    public static let platformSimulator = FindingCode(
-        "PLATFORM_SIMULATOR", .error,
-        summary: "the app is a Simulator build (DTPlatformName iphonesimulator, only Intel slices, or LC_BUILD_VERSION "
-            + "platform 7), which no device installs",
-        remedy: "Build for a device (Product > Archive in Xcode, or xcodebuild -sdk iphoneos) and wrap or sign that "
-            + "build; a Simulator build cannot be made to install by signing it.")
 
     public static let bundleHasNoCode = FindingCode(
         "BUNDLE_HAS_NO_CODE", .warning,

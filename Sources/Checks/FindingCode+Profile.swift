@@ -1,3 +1,4 @@
+import Installation
 import Reporting
 
 extension FindingCode {
@@ -40,12 +41,6 @@ extension FindingCode {
         "TEAM_MISMATCH", .error,
         summary: "the bundles' profiles name different teams",
         remedy: "Sign the app and every extension, watch app and app clip with profiles of the same team.")
-
-    public static let extensionIDNotPrefixed = FindingCode(
-        "EXTENSION_ID_NOT_PREFIXED", .error,
-        summary: "a nested bundle's identifier does not start with its containing app's identifier and a dot",
-        remedy: "Set the nested bundle's CFBundleIdentifier to the app's identifier, a dot and a name, and use a "
-            + "profile for that App ID.")
 
     public static let profileNotForIOS = FindingCode(
         "PROFILE_NOT_IOS", .warning,

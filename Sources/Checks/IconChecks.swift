@@ -40,11 +40,6 @@ enum BundleChecks {
                 .bundle(.platformUnsupported(appPath: context.archive.app.path, platform: context.platform)),
                 path: context.archive.app.path))
         }
-        if let evidence = context.simulatorEvidence {
-            report.findings.append(Finding(
-                .platformSimulator, .bundle(.simulatorBuild(appPath: context.archive.app.path, evidence: evidence)),
-                path: context.archive.app.path))
-        }
         for bundle in context.archive.nestedBundles {
             if let reason = bundle.noCodeReason {
                 report.findings.append(Finding(

@@ -3,6 +3,7 @@ import Crypto
 import FormatSupport
 import Foundation
 import IPAArchive
+import Installation
 import Reporting
 import Verification
 
@@ -53,6 +54,11 @@ public enum Inspector {
         }
         try archive.checkLimits()
         let assignments = try ProfileChecks.apply(context, to: &report)
+        // What a device would refuse: in the bundles always, for the device of --device/--os when given.
+        let slices = context.executableSlices()
+        report.findings += InstallRules.bundleFindings(archive, executables: slices)
+        let profiles = Dictionary(assignments.map { ($0.bundle.path, $0.profile) }, uniquingKeysWith: { first, _ in first })
+        report.findings += InstallRules.deviceFindings(archive, profiles: profiles, executables: slices, options: options.install)
         if !report.profiles.isEmpty || context.options.evaluationDate != nil {
             // To the second, as it is written.
             report.judgedAt = Date(timeIntervalSince1970: context.now.timeIntervalSince1970.rounded(.down))

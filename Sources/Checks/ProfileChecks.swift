@@ -53,7 +53,6 @@ enum ProfileChecks {
             findings += dataProtectionFindings(app)
         }
         findings += teamFindings(assignments, app: context.archive.app)
-        findings += prefixFindings(context.archive)
         report.findings += findings
         return assignments
     }
@@ -165,26 +164,6 @@ enum ProfileChecks {
         return [Finding(.teamMismatch, .profile(.teamMismatch(appTeam: reference, others: others)), path: app.path)]
     }
 
-    /// `EXTENSION_ID_NOT_PREFIXED`: a nested signed bundle's identifier must start with its
-    /// containing app's identifier and a dot.
-    static func prefixFindings(_ archive: AppArchive) -> [Finding] {
-        var findings: [Finding] = []
-        let byPath = Dictionary(archive.allBundles.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
-        for bundle in archive.nestedBundles where bundle.kind.needsProfile {
-            guard let identifier = bundle.bundleIdentifier, let parentPath = bundle.parentPath,
-                  let parent = byPath[parentPath], let parentID = parent.bundleIdentifier,
-                  !identifier.hasPrefix(parentID + ".") else { continue }
-            findings.append(Finding(
-                .extensionIDNotPrefixed,
-                .profile(.extensionIDNotPrefixed(
-                    bundlePath: bundle.path, bundleIdentifier: identifier, containerKind: parent.kind, containerIdentifier: parentID)),
-                path: bundle.path,
-                remedy: "Set its CFBundleIdentifier to \(parentID).\(suggestedSuffix(bundle)) (or another name under "
-                    + "\(parentID).) and use a profile for that App ID."))
-        }
-        return findings
-    }
-
     // MARK: Helpers
 
     /// The profile as findings name it.
@@ -192,11 +171,6 @@ enum ProfileChecks {
         ProfileReference(name: profile.name, file: file)
     }
 
-    static func suggestedSuffix(_ bundle: BundleInfo) -> String {
-        let name = bundle.folderName
-        guard let dot = name.lastIndex(of: ".") else { return name }
-        return String(name[..<dot])
-    }
 
     static func mostCommon(_ values: [String]) -> String {
         var counts: [String: Int] = [:]

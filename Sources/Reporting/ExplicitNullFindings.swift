@@ -25,7 +25,7 @@ public struct ExplicitNullFindings: Codable, Sendable, Equatable {
         let finding: Finding
 
         enum CodingKeys: String, CodingKey {
-            case code, severity, message, path, remedy
+            case code, severity, message, path, remedy, installError
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -35,6 +35,7 @@ public struct ExplicitNullFindings: Codable, Sendable, Equatable {
             try container.encode(finding.message, forKey: .message)
             try container.encode(ExplicitNull(wrappedValue: finding.path), forKey: .path)
             try container.encode(ExplicitNull(wrappedValue: finding.remedy), forKey: .remedy)
+            try container.encode(ExplicitNull(wrappedValue: finding.installError), forKey: .installError)
         }
     }
 }

@@ -30,23 +30,32 @@ public struct Finding: Codable, Sendable, Hashable {
     public var path: String?
     /// What to do about it.
     public var remedy: String?
+    /// The error a device would give for it (installd's or amfid's), when one is known.
+    public var installError: InstallError?
 
     /// One or two sentences naming the bundle or file and what is wrong, from `detail`.
     public var message: String { detail.message }
 
-    public init(code: String, severity: Severity, detail: FindingDetail, path: String? = nil, remedy: String? = nil) {
+    public init(
+        code: String, severity: Severity, detail: FindingDetail, path: String? = nil, remedy: String? = nil,
+        installError: InstallError? = nil
+    ) {
         self.code = code
         self.severity = severity
         self.detail = detail
         self.path = path
         self.remedy = remedy
+        self.installError = installError
     }
 
-    /// A finding with the catalogue's severity and remedy for `code`.
-    public init(_ code: FindingCode, _ detail: FindingDetail, path: String? = nil, severity: Severity? = nil, remedy: String? = nil) {
+    /// A finding with the catalogue's severity, remedy and device error for `code`.
+    public init(
+        _ code: FindingCode, _ detail: FindingDetail, path: String? = nil, severity: Severity? = nil, remedy: String? = nil,
+        installError: InstallError? = nil
+    ) {
         self.init(
             code: code.rawValue, severity: severity ?? code.severity, detail: detail, path: path,
-            remedy: remedy ?? code.remedy)
+            remedy: remedy ?? code.remedy, installError: installError ?? code.installError)
     }
 
     /// A finding whose facts are not typed (`FindingDetail.text`): one read back from JSON, or
@@ -61,7 +70,7 @@ public struct Finding: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case code, severity, message, path, remedy
+        case code, severity, message, path, remedy, installError
     }
 
     /// JSON carries the message, not the facts: a finding read back has a `.text` detail.
@@ -73,6 +82,7 @@ public struct Finding: Codable, Sendable, Hashable {
             message: try container.decode(String.self, forKey: .message),
             path: try container.decodeIfPresent(String.self, forKey: .path),
             remedy: try container.decodeIfPresent(String.self, forKey: .remedy))
+        installError = try container.decodeIfPresent(InstallError.self, forKey: .installError)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -82,6 +92,7 @@ public struct Finding: Codable, Sendable, Hashable {
         try container.encode(message, forKey: .message)
         try container.encodeIfPresent(path, forKey: .path)
         try container.encodeIfPresent(remedy, forKey: .remedy)
+        try container.encodeIfPresent(installError, forKey: .installError)
     }
 
     /// Two findings are equal when they say the same (code, severity, message, path, remedy),

@@ -15,13 +15,20 @@ public struct FindingCode: Sendable, Hashable, CustomStringConvertible {
     /// and `wrap --sign` (and fails `check`), while `sign`, which judges only what signing and
     /// installing need, reports it as a warning (`CheckPurpose.signing`).
     public let isWrappingRule: Bool
+    /// The error a device gives when it refuses an app for this (installd's or amfid's code and
+    /// words, as install tools print them), when one is known.
+    public let installError: InstallError?
 
-    public init(_ rawValue: String, _ severity: Severity, summary: String, remedy: String, wrappingRule: Bool = false) {
+    public init(
+        _ rawValue: String, _ severity: Severity, summary: String, remedy: String, wrappingRule: Bool = false,
+        installError: InstallError? = nil
+    ) {
         self.rawValue = rawValue
         self.severity = severity
         self.summary = summary
         self.remedy = remedy
         self.isWrappingRule = wrappingRule
+        self.installError = installError
     }
 
     public var description: String { rawValue }

@@ -8,6 +8,7 @@ public enum FindingDetail: Sendable, Hashable {
     case profile(ProfileDetail)
     case wrapping(WrappingDetail)
     case signature(SignatureDetail)
+    case install(InstallDetail)
     /// A message without typed facts: a finding read back from JSON.
     case text(String)
 
@@ -20,6 +21,7 @@ public enum FindingDetail: Sendable, Hashable {
         case .profile(let detail): detail.message
         case .wrapping(let detail): detail.message
         case .signature(let detail): detail.message
+        case .install(let detail): detail.message
         case .text(let message): message
         }
     }

@@ -52,7 +52,7 @@ public enum SARIFRendering {
                 results.append(Result(
                     ruleId: finding.code, ruleIndex: index, level: level(finding.severity),
                     message: Message(text: "\(subject.name): \(finding.message)"), locations: [location],
-                    properties: ResultProperties(remedy: finding.remedy, input: subject.name)))
+                    properties: ResultProperties(remedy: finding.remedy, input: subject.name, installError: finding.installError)))
             }
         }
 
@@ -182,6 +182,8 @@ public enum SARIFRendering {
     private struct ResultProperties: Encodable {
         let remedy: String?
         let input: String
+        /// The error a device would give: `{code, message}`.
+        let installError: InstallError?
     }
 
     private struct Result: Encodable {

@@ -79,6 +79,9 @@ public enum TextRendering {
             }
             lines.append("  \(label) \(style.bold(escaped(finding.code))): \(escaped(finding.message))")
             if let remedy = finding.remedy { lines.append("          " + style.dim("→ " + escaped(remedy))) }
+            if let error = finding.installError {
+                lines.append("          " + style.dim("device: \(escaped(error.code)) \(escaped(error.message))"))
+            }
         }
         return lines
     }

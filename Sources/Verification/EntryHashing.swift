@@ -1,3 +1,4 @@
+import AppBundle
 import CodeSignature
 import FormatSupport
 import Foundation
@@ -32,6 +33,8 @@ struct SliceResult: Sendable {
     /// Where the signature begins in the slice (`LC_CODE_SIGNATURE`'s `dataoff`): the code limit
     /// every CodeDirectory must have.
     var signatureOffset: UInt64?
+    /// Its architecture and platform, for the install rules.
+    var executableSlice: ExecutableSlice?
 }
 
 /// What was learned from one entry.
@@ -196,6 +199,9 @@ public enum EntryHashing {
             slices.append(SliceResult(
                 architecture: name, signature: signature, problem: nil, pageMismatches: mismatches, pageCountProblems: countProblems,
                 signatureOffset: UInt64(plan.code.count)))
+        }
+        for (index, slice) in file.slices.enumerated() where index < slices.count {
+            slices[index].executableSlice = ExecutableSlice(architecture: slice.architecture, platform: slice.buildVersion?.platform)
         }
         return .machO(slices: slices, problem: nil)
     }

@@ -35,7 +35,9 @@ struct Judgement {
     /// The units whose signature is Apple's own (by its anchor), by path.
     private var applePlatformUnits: Set<String> = []
     /// Each signed unit's team: its CodeDirectory's team ID, else its certificate's (OU).
-    private var unitTeams: [String: String] = [:]
+    private(set) var unitTeams: [String: String] = [:]
+    /// Each bundle's embedded profile that could be read, by bundle path (for the install rules).
+    private(set) var embeddedProfiles: [String: ProvisioningProfile] = [:]
     /// Units judged so far that are signed and hold by themselves (units come innermost first).
     private var intactUnits: Set<String> = []
 
@@ -443,6 +445,7 @@ struct Judgement {
                 path: unit.path + "/embedded.mobileprovision")
             return
         }
+        embeddedProfiles[unit.path] = profile
         let profilePath = unit.path + "/embedded.mobileprovision"
         var serializer = DER.Serializer()
         if (try? serializer.serialize(leaf)) != nil {

@@ -4,8 +4,10 @@ import CodeSignature
 import FormatSupport
 import Foundation
 import IPAArchive
+import Installation
 import MachO
 import PropertyList
+import Reporting
 import ProvisioningProfile
 import X509
 
@@ -37,7 +39,7 @@ public enum Verifier {
     /// - Parameter applePlatformRoots: SHA-256 fingerprints of the roots whose software-signing
     ///   certificates sign Apple's own code (Apple Root CA's; a test gives its stand-in's).
     public static func verify(
-        _ app: AppArchive, at date: Date = Date(), workers: Int = 2,
+        _ app: AppArchive, at date: Date = Date(), workers: Int = 2, install: InstallOptions = InstallOptions(),
         applePlatformRoots: Set<[UInt8]> = [appleRootCAFingerprint]
     ) throws -> VerificationReport {
         let zip = app.archive.zip
@@ -105,9 +107,34 @@ public enum Verifier {
 
         var judge = Judgement(
             date: date, results: computed, units: prepared, clock: zip.workClock(), applePlatformRoots: applePlatformRoots)
-        let report = judge.report(input: zip.path)
+        var report = judge.report(input: zip.path)
         try app.checkLimits()
+        report.findings += installFindings(app, computed: computed, judgement: judge, at: date, options: install)
         return report
+    }
+
+    // MARK: Install rules
+
+    /// What a device would refuse beside the signatures (`InstallRules`), from what verifying read:
+    /// the executables' slices, the embedded profiles, the signature's team.
+    static func installFindings(
+        _ app: AppArchive, computed: EntryHashing.Computed, judgement: Judgement, at date: Date, options: InstallOptions
+    ) -> [Finding] {
+        var slices: [String: [ExecutableSlice]] = [:]
+        for bundle in app.allBundles {
+            guard let executable = bundle.executablePath, let read = computed.machOs[executable] else { continue }
+            slices[bundle.path] = read.slices.compactMap(\.executableSlice)
+        }
+        var findings = InstallRules.bundleFindings(app, executables: slices)
+        findings += InstallRules.deviceFindings(app, profiles: judgement.embeddedProfiles, executables: slices, options: options)
+        let appTeam = judgement.unitTeams[app.app.path]
+        for bundle in app.allBundles {
+            guard let profile = judgement.embeddedProfiles[bundle.path] else { continue }
+            findings += InstallRules.signedProfileFindings(
+                bundle, profile: profile, signingTeam: judgement.unitTeams[bundle.path] ?? appTeam, at: date,
+                isApp: bundle.path == app.app.path, options: options)
+        }
+        return findings
     }
 
     // MARK: Units

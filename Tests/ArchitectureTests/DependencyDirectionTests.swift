@@ -16,7 +16,7 @@ import TestSupport
         ]),
         ("bundle model", ["AppBundle"]),
         ("reporting", ["Reporting"]),
-        ("bundle signatures", ["Verification", "Signing"]),
+        ("bundle signatures", ["Installation", "Verification", "Signing"]),
         ("checks", ["Checks"]),
         ("tool data", ["ToolData"]),
         ("wrapping", ["Wrapping"]),

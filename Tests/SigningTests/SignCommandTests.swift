@@ -318,6 +318,7 @@ import TestSupport
         builder.executable = MachOBuilder.fat([.init(armv7), .init(arm64)])
         var watchInfo = IPABuilder.infoPlist(name: "Watch", bundleIdentifier: "com.example.sample.watchkitapp")
         watchInfo["WKCompanionAppBundleIdentifier"] = "com.example.sample"
+        watchInfo["WKWatchKitApp"] = true
         builder.nested.append(IPABuilder.Nested(path: "Watch/Watch.app", info: watchInfo, executable: Self.executable()))
         let input = try scratch.write("Sample.ipa", builder.bytes())
         let watch = try scratch.write("watch.mobileprovision", ProfileBuilder.signingFixture(.watch))

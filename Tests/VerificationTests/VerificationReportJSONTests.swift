@@ -24,6 +24,7 @@ struct VerificationReportJSONTests {
               "findings" : [
                 {
                   "code" : "SIGNATURE_AD_HOC",
+                  "installError" : null,
                   "message" : "signed ad hoc",
                   "path" : null,
                   "remedy" : null,
@@ -42,7 +43,10 @@ struct VerificationReportJSONTests {
         let data = Data(try ReportJSON.string(report).utf8)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let findings = try #require(object["findings"] as? [[String: Any]])
-        #expect(findings.map { Set($0.keys) } == Array(repeating: ["code", "severity", "message", "path", "remedy"], count: 3))
+        #expect(findings.map { Set($0.keys) } == Array(repeating: ["code", "severity", "message", "path", "remedy", "installError"], count: 3))
+        // The device's error where one is known (a broken seal: 0xe8008017), else null.
+        #expect((findings[2]["installError"] as? [String: Any])?["code"] as? String == "0xe8008017")
+        #expect(findings[1]["installError"] is NSNull)
         #expect(findings[0]["path"] is NSNull)
         #expect(findings[0]["remedy"] as? String == FindingCode.signatureTeamMismatch.remedy)
         #expect(findings[2]["path"] as? String == "Payload/A.app/x")
@@ -51,6 +55,6 @@ struct VerificationReportJSONTests {
 
     @Test func theCheckReportStillLeavesThemOut() throws {
         let json = try ReportJSON.string(Self.bare)
-        #expect(!json.contains("path") && !json.contains("remedy"))
+        #expect(!json.contains("path") && !json.contains("remedy") && !json.contains("installError"))
     }
 }

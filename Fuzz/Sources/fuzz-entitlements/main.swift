@@ -22,7 +22,8 @@ func fuzzOne(_ bytes: [UInt8]) {
     }
     if let dictionary = lenient?.root.dictionary {
         judge(dictionary)
-        if let der = try? DEREntitlements(dictionary: dictionary), let blob = try? der.blob() {
+        let der = DEREntitlements(dictionary: dictionary)
+        if let blob = try? der.blob() {
             let decoded = try? DEREntitlements(derEncoded: Array(blob.dropFirst(8)))
             precondition(decoded?.dictionary == der.dictionary, "DER entitlements do not decode to what they encode")
         }

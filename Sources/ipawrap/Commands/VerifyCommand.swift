@@ -3,18 +3,21 @@ import Checks
 import Foundation
 import Reporting
 import Verification
+import AppBundle
 
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Verify every code signature of an IPA: pages, seals, CMS, certificates and profile.",
         discussion: """
-            Every signed bundle and dylib, innermost first, and every slice of every Mach-O: code page and \
+            Every bundle holding code and every loose Mach-O, innermost first, and every slice: code page and \
             special slot hashes of every CodeDirectory, CodeResources against the bundle's files and nested code, \
-            the CMS signature and its CDHashes, and the certificate, profile, entitlements, identifiers and teams. \
-            Entries are streamed and hashed on two cores; nothing is extracted. An expired certificate is a \
-            warning; a broken seal is an error. Exit codes: 0 every signature holds, 1 at least one error \
-            finding, 65 bad input, 74 I/O error.
+            the CMS signature and its CDHashes, and the certificate, profile, entitlements, identifiers and teams; \
+            then what a device's installd and amfid check (each finding names the error a device would give): the \
+            bundles' structure, the embedded profiles' dates and teams, and with --device and --os the devices and \
+            the iOS version. Entries are streamed and hashed on two cores; nothing is extracted. An expired \
+            certificate is a warning; a broken seal is an error. Exit codes: 0 every signature holds and nothing \
+            refuses the install, 1 at least one error finding, 64 usage error, 65 bad input, 74 I/O error.
             """
     )
 
@@ -29,12 +32,14 @@ struct VerifyCommand: ParsableCommand {
         transform: ArgumentValues.date)
     var at: Date?
 
+    @OptionGroup(title: "Install checks") var install: InstallOptionGroup
     @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
     func run() throws {
         let intact = try reportingErrors(json: json ? ipa : nil) {
             let date = at ?? Date()
-            let report = try Verifier.verify(archive: ipa, at: date, limits: limits.limits)
+            let report = try Verifier.verify(
+                AppArchive(path: ipa, limits: limits.limits), at: date, install: install.options)
             print(json ? try Self.json(report) : Self.text(report))
             return report.isIntact
         }

@@ -27,6 +27,8 @@ struct CheckOptionGroup: ParsableArguments {
         transform: ArgumentValues.date)
     var evaluationDate: Date?
 
+    @OptionGroup var install: InstallOptionGroup
+
     /// The files these options read, which no output may replace: each profile and the profiles
     /// folder.
     var inputFiles: [String] {
@@ -47,7 +49,7 @@ struct CheckOptionGroup: ParsableArguments {
         return CheckOptions(
             appProfile: profiles.first { $0.bundleIdentifier == nil }?.path, bundleProfiles: bundleProfiles,
             profilesDirectory: profilesDir, allowWildcard: allowWildcard, evaluationDate: evaluationDate,
-            computeSHA256: sha256)
+            computeSHA256: sha256, install: install.options)
     }
 
     /// The Templates folder (`--templates`, where the command has it, else the usual search),
