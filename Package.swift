@@ -219,7 +219,9 @@ let package = Package(
             name: "VerificationTests",
             dependencies: ["Verification", "Reporting", "AppBundle", "CodeSignature", "MachO", "PropertyList", "TestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "WrappingTests", dependencies: ["Reporting", "Wrapping", "ToolData", "Checks", "Policy", "TestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "WrappingTests", dependencies: ["Reporting", "Wrapping", "ToolData", "Checks", "Policy", "Signing", "SigningIdentity", "TestSupport"],
+            swiftSettings: strict),
         .testTarget(
             name: "BatchTests", dependencies: ["Reporting", "Batch", "ToolData", "Checks", "Wrapping", "Policy", "PNG", "XMLSupport", "TestSupport"],
             swiftSettings: strict),

@@ -18,12 +18,8 @@ public enum CheckPurpose: String, Sendable, CaseIterable {
 }
 
 public struct CheckOptions: Sendable {
-    /// `--profile PATH` for the main app.
-    public var appProfile: String?
-    /// `--profile BUNDLE_ID=PATH`.
-    public var bundleProfiles: [String: String]
-    /// `--profiles-dir DIR`.
-    public var profilesDirectory: String?
+    /// `--profile` and `--profiles-dir`, loaded once by the caller.
+    public var profiles: ProfileSet
     /// `--allow-wildcard`: wildcard App IDs become warnings.
     public var allowWildcard: Bool
     /// `--at DATE`: judge expiry at this moment instead of now.
@@ -36,13 +32,10 @@ public struct CheckOptions: Sendable {
     public var install: InstallOptions
 
     public init(
-        appProfile: String? = nil, bundleProfiles: [String: String] = [:],
-        profilesDirectory: String? = nil, allowWildcard: Bool = false, evaluationDate: Date? = nil,
+        profiles: ProfileSet = ProfileSet(), allowWildcard: Bool = false, evaluationDate: Date? = nil,
         computeSHA256: Bool = false, purpose: CheckPurpose = .wrapping, install: InstallOptions = InstallOptions()
     ) {
-        self.appProfile = appProfile
-        self.bundleProfiles = bundleProfiles
-        self.profilesDirectory = profilesDirectory
+        self.profiles = profiles
         self.allowWildcard = allowWildcard
         self.evaluationDate = evaluationDate
         self.computeSHA256 = computeSHA256

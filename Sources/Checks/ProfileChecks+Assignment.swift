@@ -12,7 +12,7 @@ import Reporting
 /// or its own `embedded.mobileprovision`.
 extension ProfileChecks {
     static func assign(
-        _ context: CheckContext, _ inputs: ProfileInputs, findings: inout [Finding]
+        _ context: CheckContext, _ profiles: ProfileSet, findings: inout [Finding]
     ) throws -> [ProfileAssignment] {
         var assignments: [ProfileAssignment] = []
         var usedBundleIDs: Set<String> = []
@@ -20,36 +20,36 @@ extension ProfileChecks {
         for bundle in signed {
             let identifier = bundle.bundleIdentifier
             let isApp = bundle.path == context.archive.app.path
-            if let identifier, let given = inputs.byBundleID[identifier] {
+            if let identifier, let given = profiles.byBundleID[identifier] {
                 usedBundleIDs.insert(identifier)
-                if isApp, let plain = inputs.app {
+                if isApp, let plain = profiles.app {
                     findings.append(Finding(
                         .profileOptionUnused,
                         .profile(.optionShadowed(path: plain.path, bundleIdentifier: identifier, givenPath: given.path)),
                         path: plain.path))
                 }
-                assignments.append(ProfileAssignment(bundle: bundle, profile: given.profile, source: .option, file: given.path))
+                assignments.append(ProfileAssignment(bundle: bundle, given: given, source: .option))
                 continue
             }
-            if isApp, let plain = inputs.app {
-                assignments.append(ProfileAssignment(bundle: bundle, profile: plain.profile, source: .option, file: plain.path))
+            if isApp, let plain = profiles.app {
+                assignments.append(ProfileAssignment(bundle: bundle, given: plain, source: .option))
                 continue
             }
             let team = isApp ? nil : assignments.first { $0.bundle.path == context.archive.app.path }?.profile.teamIdentifier
             if let identifier, let chosen = bestMatch(
-                for: identifier, in: inputs, bundle: bundle, team: team, now: context.now, findings: &findings) {
-                assignments.append(ProfileAssignment(bundle: bundle, profile: chosen.profile, source: .directory, file: chosen.path))
+                for: identifier, in: profiles, bundle: bundle, team: team, now: context.now, findings: &findings) {
+                assignments.append(ProfileAssignment(bundle: bundle, given: chosen, source: .directory))
                 continue
             }
             if let path = bundle.embeddedProfilePath {
                 if let profile = try embeddedProfile(at: path, of: bundle, in: context, findings: &findings) {
-                    assignments.append(ProfileAssignment(bundle: bundle, profile: profile, source: .embedded, file: path))
+                    assignments.append(ProfileAssignment(bundle: bundle, profile: profile, source: .embedded, file: path, bytes: nil))
                 }
                 continue
             }
-            findings.append(missingFinding(bundle, identifier: identifier, inputs: inputs))
+            findings.append(missingFinding(bundle, identifier: identifier, profiles: profiles))
         }
-        for (identifier, given) in inputs.byBundleID.sorted(by: { $0.key < $1.key }) where !usedBundleIDs.contains(identifier) {
+        for (identifier, given) in profiles.byBundleID.sorted(by: { $0.key < $1.key }) where !usedBundleIDs.contains(identifier) {
             findings.append(Finding(
                 .profileOptionUnused,
                 .profile(.optionUnmatched(
@@ -64,16 +64,16 @@ extension ProfileChecks {
     /// team, not expired at `now`, with a developer certificate still valid, expiring last, and
     /// finally the first file name.
     static func bestMatch(
-        for identifier: String, in inputs: ProfileInputs, bundle: BundleInfo, team: String?, now: Date,
+        for identifier: String, in profiles: ProfileSet, bundle: BundleInfo, team: String?, now: Date,
         findings: inout [Finding]
-    ) -> ProfileInputs.Loaded? {
+    ) -> ProfileSet.Loaded? {
         struct Candidate {
-            let loaded: ProfileInputs.Loaded
+            let loaded: ProfileSet.Loaded
             let match: AppIdentifier.Match
             /// Preferences after the match, each true when better.
             let preferences: [Bool]
         }
-        let candidates = inputs.directoryProfiles.compactMap { loaded -> Candidate? in
+        let candidates = profiles.directoryProfiles.compactMap { loaded -> Candidate? in
             let profile = loaded.profile
             guard let match = profile.applicationIdentifier.match(identifier) else { return nil }
             return Candidate(loaded: loaded, match: match, preferences: [
@@ -97,7 +97,7 @@ extension ProfileChecks {
             findings.append(Finding(
                 .profileAmbiguous,
                 .profile(.ambiguous(
-                    directory: inputs.directory, bundlePath: bundle.path, bundleIdentifier: identifier,
+                    directory: profiles.directory, bundlePath: bundle.path, bundleIdentifier: identifier,
                     chosen: describe(best.loaded.profile, file: best.loaded.path), alsoMatching: tied.map(\.loaded.path))),
                 path: bundle.path))
         }
@@ -130,7 +130,7 @@ extension ProfileChecks {
         }
     }
 
-    static func missingFinding(_ bundle: BundleInfo, identifier: String?, inputs: ProfileInputs) -> Finding {
+    static func missingFinding(_ bundle: BundleInfo, identifier: String?, profiles: ProfileSet) -> Finding {
         let remedy = identifier.map {
             "Pass --profile \($0)=PATH, put the profile for App ID TEAM.\($0) in --profiles-dir, or embed it as "
                 + "\(bundle.folderName)/embedded.mobileprovision."
@@ -138,68 +138,8 @@ extension ProfileChecks {
         return Finding(
             .profileMissing,
             .profile(.missing(
-                bundlePath: bundle.path, bundleIdentifier: identifier, kind: bundle.kind, directory: inputs.directory,
-                directoryProfileCount: inputs.directoryProfiles.count)),
+                bundlePath: bundle.path, bundleIdentifier: identifier, kind: bundle.kind, directory: profiles.directory,
+                directoryProfileCount: profiles.directoryProfiles.count)),
             path: bundle.path, remedy: remedy)
-    }
-}
-
-/// The profiles given on the command line, each file read once. A file that cannot be read is
-/// an I/O error (exit 74); one that is not a profile is invalid input (exit 65).
-struct ProfileInputs {
-    struct Loaded {
-        let path: String
-        let profile: ProvisioningProfile
-    }
-
-    /// More `.mobileprovision` files than any team keeps; bounds the folder scan.
-    static let maximumDirectoryProfiles = 4096
-
-    var app: Loaded?
-    var byBundleID: [String: Loaded] = [:]
-    var directory: String?
-    var directoryProfiles: [Loaded] = []
-
-    init(_ options: CheckOptions) throws(ProfileError) {
-        var cache: [String: ProvisioningProfile] = [:]
-        func load(_ path: String) throws(ProfileError) -> Loaded {
-            if let cached = cache[path] { return Loaded(path: path, profile: cached) }
-            let profile = try ProvisioningProfile(contentsOfFile: path)
-            cache[path] = profile
-            return Loaded(path: path, profile: profile)
-        }
-        if let path = options.appProfile { app = try load(path) }
-        for (identifier, path) in options.bundleProfiles.sorted(by: { $0.key < $1.key }) {
-            byBundleID[identifier] = try load(path)
-        }
-        if let folder = options.profilesDirectory {
-            directory = folder
-            for path in try Self.profileFiles(in: folder) { directoryProfiles.append(try load(path)) }
-        }
-    }
-
-    /// The `.mobileprovision` files directly in `folder`, sorted by name.
-    static func profileFiles(in folder: String) throws(ProfileError) -> [String] {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else {
-            throw ProfileError(.fileUnreadable, "the --profiles-dir folder does not exist", file: folder)
-        }
-        guard isFolder.boolValue else {
-            throw ProfileError(.fileUnreadable, "--profiles-dir must name a folder, and this is a file", file: folder)
-        }
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder)
-        } catch {
-            throw ProfileError(.fileUnreadable, "the --profiles-dir folder cannot be listed", file: folder)
-        }
-        let profiles = names.filter { $0.lowercased().hasSuffix(".mobileprovision") && !$0.hasPrefix(".") }.sorted()
-        guard profiles.count <= maximumDirectoryProfiles else {
-            throw ProfileError(
-                .tooLarge, "the --profiles-dir folder holds \(profiles.count) profiles, more than the limit of "
-                    + "\(maximumDirectoryProfiles)", file: folder)
-        }
-        let base = folder.hasSuffix("/") ? folder : folder + "/"
-        return profiles.map { base + $0 }
     }
 }

@@ -16,6 +16,21 @@ public struct ProfileAssignment: Sendable {
     /// The profile file: the path given on the command line (or in the folder), or the archive
     /// path of an embedded profile.
     public let file: String
+    /// The bytes `profile` was decoded from, for a profile given on the command line (what
+    /// signing embeds); nil for an embedded one, which stays as it is.
+    public let bytes: [UInt8]?
+
+    init(bundle: BundleInfo, profile: ProvisioningProfile, source: ProfileSource, file: String, bytes: [UInt8]?) {
+        self.bundle = bundle
+        self.profile = profile
+        self.source = source
+        self.file = file
+        self.bytes = bytes
+    }
+
+    init(bundle: BundleInfo, given: ProfileSet.Loaded, source: ProfileSource) {
+        self.init(bundle: bundle, profile: given.profile, source: source, file: given.path, bytes: given.bytes)
+    }
 }
 
 /// Provisioning-profile findings and the report's `profiles` section.
@@ -31,9 +46,8 @@ enum ProfileChecks {
 
     @discardableResult
     static func apply(_ context: CheckContext, to report: inout Report) throws -> [ProfileAssignment] {
-        let inputs = try ProfileInputs(context.options)
         var findings: [Finding] = []
-        let assignments = try assign(context, inputs, findings: &findings)
+        let assignments = try assign(context, context.options.profiles, findings: &findings)
         report.profiles = assignments.map { assignment in
             let profile = assignment.profile
             return Report.Profile(

@@ -169,6 +169,12 @@ public struct ProvisioningProfile: Sendable {
     /// Reads a profile file; a file that cannot be read is `PROFILE_FILE_UNREADABLE` (an I/O
     /// error), one that is not a profile names the file in its error.
     public init(contentsOfFile path: String) throws(ProfileError) {
+        self = try Self.read(file: path).profile
+    }
+
+    /// Reads a profile file as `init(contentsOfFile:)` does, and returns the bytes it was decoded
+    /// from with it: what signing embeds is then the profile that was checked, read once.
+    public static func read(file path: String) throws(ProfileError) -> (profile: ProvisioningProfile, bytes: [UInt8]) {
         let contents: [UInt8]?
         do {
             contents = try FileByteSource.contents(ofFile: path, limit: Self.maximumSize)
@@ -180,7 +186,7 @@ public struct ProvisioningProfile: Sendable {
                 .tooLarge, "the file is more than the \(Self.maximumSize)-byte limit for a profile", file: path)
         }
         do {
-            self = try ProvisioningProfile(bytes: bytes)
+            return (try ProvisioningProfile(bytes: bytes), bytes)
         } catch {
             throw error.inFile(path)
         }

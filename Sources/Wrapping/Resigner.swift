@@ -28,27 +28,21 @@ public enum Resigner {
             return Outcome(report: inspection.report, written: false, outputSize: nil)
         }
         let edits = try ArchiveSigner.edits(
-            signing: inspection.archive, profiles: try profiles(inspection.profileAssignments), request: signing)
+            signing: inspection.archive, profiles: profiles(inspection.profileAssignments), request: signing)
         let verifyIPA: ArchiveWriter.Verification = { path, limits in _ = try IPAArchive(path: path, limits: limits) }
         let summary = try ArchiveWriter.repack(
             inspection.archive.archive.zip, to: output, edits: edits, options: repack, verifying: verifyIPA)
         return Outcome(report: inspection.report, written: true, outputSize: summary.outputSize)
     }
 
-    /// The profiles to sign with: a profile given on the command line (or found in a folder)
-    /// becomes the bundle's `embedded.mobileprovision`; an embedded one stays.
-    static func profiles(_ assignments: [ProfileAssignment]) throws -> [BundleProfile] {
-        try assignments.map { assignment in
-            var bytes: [UInt8]?
-            if assignment.source != .embedded {
-                do {
-                    bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: assignment.file)))
-                } catch {
-                    throw WrapError.profileUnreadable(assignment.file, reason: error.localizedDescription)
-                }
-            }
-            return BundleProfile(
-                bundlePath: assignment.bundle.path, profile: assignment.profile, profileBytes: bytes, file: assignment.file)
+    /// The profiles to sign with, as `check` assigned them: a profile given on the command line
+    /// (or found in a folder) becomes the bundle's `embedded.mobileprovision`, from the bytes that
+    /// were checked; an embedded one stays.
+    static func profiles(_ assignments: [ProfileAssignment]) -> [BundleProfile] {
+        assignments.map { assignment in
+            BundleProfile(
+                bundlePath: assignment.bundle.path, profile: assignment.profile, profileBytes: assignment.bytes,
+                file: assignment.file)
         }
     }
 }

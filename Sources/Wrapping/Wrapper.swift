@@ -82,7 +82,7 @@ public enum Wrapper {
             removals: alreadyWrapped ? [bundlePath] : [])
         if let signing = request.signing {
             edits = try ArchiveSigner.edits(
-                signing: archive, profiles: try Resigner.profiles(inspection.profileAssignments), applying: edits,
+                signing: archive, profiles: Resigner.profiles(inspection.profileAssignments), applying: edits,
                 request: signing)
         }
         let verifyIPA: ArchiveWriter.Verification = { path, limits in _ = try IPAArchive(path: path, limits: limits) }

@@ -22,7 +22,7 @@ struct ProfileAssignmentTests {
         ])
         let report = try S.inspect(
             S.app(app: nil, share: nil, widget: nil),
-            options: CheckOptions(profilesDirectory: folder.path, allowWildcard: true, evaluationDate: S.now))
+            options: CheckOptions(profiles: try ProfileSet(directory: folder.path), allowWildcard: true, evaluationDate: S.now))
         #expect(report.profiles.map(\.source) == [.directory, .directory, .directory])
         #expect(report.profile(for: S.appPath)?.file == folder.path("2-app.mobileprovision"))
         #expect(report.profile(for: S.sharePath)?.file == folder.path("3-share.mobileprovision"))
@@ -38,7 +38,7 @@ struct ProfileAssignmentTests {
         let folder = try S.folder(["share.mobileprovision": S.fixture(.share)])
         // The share extension embeds the wrong profile; the folder has the right one.
         let report = try S.inspect(
-            S.app(share: S.fixture(.widget)), options: CheckOptions(profilesDirectory: folder.path, evaluationDate: S.now))
+            S.app(share: S.fixture(.widget)), options: CheckOptions(profiles: try ProfileSet(directory: folder.path), evaluationDate: S.now))
         #expect(report.profile(for: S.sharePath)?.source == .directory)
         #expect(report.profile(for: S.appPath)?.source == .embedded)
         #expect(report.findings("APP_ID_MISMATCH").isEmpty)
@@ -48,7 +48,7 @@ struct ProfileAssignmentTests {
         let folder = try S.folder(["app.mobileprovision": S.fixture(.app), "share.mobileprovision": S.fixture(.share)])
         let report = try S.inspect(
             S.app(app: nil, share: nil, widget: nil),
-            options: CheckOptions(profilesDirectory: folder.path, evaluationDate: S.now))
+            options: CheckOptions(profiles: try ProfileSet(directory: folder.path), evaluationDate: S.now))
         let missing = try #require(report.findings("PROFILE_MISSING").first)
         #expect(report.findings("PROFILE_MISSING").count == 1)
         #expect(missing.path == S.widgetPath)
@@ -61,7 +61,7 @@ struct ProfileAssignmentTests {
             "b-current.mobileprovision": S.fixture(.app),
         ])
         let report = try S.inspect(
-            S.app(app: nil), options: CheckOptions(profilesDirectory: folder.path, evaluationDate: S.now))
+            S.app(app: nil), options: CheckOptions(profiles: try ProfileSet(directory: folder.path), evaluationDate: S.now))
         #expect(report.profile(for: S.appPath)?.file == folder.path("b-current.mobileprovision"))
         #expect(report.findings("PROFILE_EXPIRED").isEmpty)
         let ambiguous = try #require(report.findings("PROFILE_AMBIGUOUS").first)
@@ -72,7 +72,7 @@ struct ProfileAssignmentTests {
 
     @Test func amongEqualMatchesAnIOSProfileBeatsAnotherPlatform() throws {
         let folder = try S.folder(["a-macos.mobileprovision": S.fixture(.macOS), "b-app.mobileprovision": S.fixture(.app)])
-        let report = try S.inspect(S.app(app: nil), options: CheckOptions(profilesDirectory: folder.path, evaluationDate: S.now))
+        let report = try S.inspect(S.app(app: nil), options: CheckOptions(profiles: try ProfileSet(directory: folder.path), evaluationDate: S.now))
         #expect(report.profile(for: S.appPath)?.file == folder.path("b-app.mobileprovision"))
         #expect(report.findings("PROFILE_NOT_IOS").isEmpty)
     }
@@ -87,7 +87,7 @@ struct ProfileAssignmentTests {
         // The app's exact profile sets the team; the extensions' wildcards follow it, not file order.
         let report = try S.inspect(
             S.app(app: nil, share: nil, widget: nil),
-            options: CheckOptions(profilesDirectory: folder.path, allowWildcard: true, evaluationDate: S.now))
+            options: CheckOptions(profiles: try ProfileSet(directory: folder.path), allowWildcard: true, evaluationDate: S.now))
         #expect(report.profile(for: S.appPath)?.file == folder.path("c-app.mobileprovision"))
         #expect(report.profile(for: S.sharePath)?.file == folder.path("b-ours.mobileprovision"))
         #expect(report.profile(for: S.widgetPath)?.teamId == "ABCDE12345")
@@ -99,8 +99,10 @@ struct ProfileAssignmentTests {
         let report = try S.inspect(
             S.app(app: S.fixture(.wildcard), widget: nil),
             options: CheckOptions(
-                appProfile: folder.path("app.mobileprovision"),
-                bundleProfiles: [S.widgetID: folder.path("widget.mobileprovision")], evaluationDate: S.now))
+                profiles: try ProfileSet(
+                    appProfile: folder.path("app.mobileprovision"),
+                    bundleProfiles: [S.widgetID: folder.path("widget.mobileprovision")]),
+                evaluationDate: S.now))
         #expect(report.profile(for: S.appPath)?.source == .option)
         #expect(report.profile(for: S.appPath)?.file == folder.path("app.mobileprovision"))
         #expect(report.profile(for: S.widgetPath)?.source == .option)
@@ -113,8 +115,9 @@ struct ProfileAssignmentTests {
         let report = try S.inspect(
             S.app(),
             options: CheckOptions(
-                appProfile: folder.path("wild.mobileprovision"),
-                bundleProfiles: [S.appID: folder.path("app.mobileprovision")], evaluationDate: S.now))
+                profiles: try ProfileSet(
+                    appProfile: folder.path("wild.mobileprovision"), bundleProfiles: [S.appID: folder.path("app.mobileprovision")]),
+                evaluationDate: S.now))
         #expect(report.profile(for: S.appPath)?.file == folder.path("app.mobileprovision"))
         #expect(report.findings("PROFILE_OPTION_UNUSED").first?.message.contains("wild.mobileprovision") == true)
     }
@@ -123,7 +126,9 @@ struct ProfileAssignmentTests {
         let folder = try S.folder(["share.mobileprovision": S.fixture(.share)])
         let report = try S.inspect(
             S.app(),
-            options: CheckOptions(bundleProfiles: ["com.example.sample.shar": folder.path("share.mobileprovision")], evaluationDate: S.now))
+            options: CheckOptions(
+                profiles: try ProfileSet(bundleProfiles: ["com.example.sample.shar": folder.path("share.mobileprovision")]),
+                evaluationDate: S.now))
         let finding = try #require(report.findings("PROFILE_OPTION_UNUSED").first)
         #expect(finding.severity == .warning)
         #expect(finding.message.contains("com.example.sample.shar="))
@@ -132,31 +137,33 @@ struct ProfileAssignmentTests {
 
     @Test func optionFilesThatCannotBeReadAreIOErrors() throws {
         let folder = try S.folder(["garbage.mobileprovision": Array("garbage".utf8)])
-        func error(_ options: CheckOptions) throws -> (any CodedError)? {
+        func error(_ load: () throws -> ProfileSet) -> (any CodedError)? {
             do {
-                _ = try S.inspect(S.app(), options: options)
+                _ = try S.inspect(S.app(), options: CheckOptions(profiles: try load()))
                 return nil
             } catch let error as any CodedError {
                 return error
+            } catch {
+                return nil
             }
         }
-        let missing = try #require(try error(CheckOptions(appProfile: folder.path("missing.mobileprovision"))))
+        let missing = try #require(error { try ProfileSet(appProfile: folder.path("missing.mobileprovision")) })
         #expect(missing.category == .io)
         #expect(missing.code == "PROFILE_FILE_UNREADABLE")
         #expect(missing.description.contains("missing.mobileprovision"))
 
-        let garbage = try #require(try error(CheckOptions(bundleProfiles: [S.shareID: folder.path("garbage.mobileprovision")])))
+        let garbage = try #require(error { try ProfileSet(bundleProfiles: [S.shareID: folder.path("garbage.mobileprovision")]) })
         #expect(garbage.category == .invalidInput)
         #expect(garbage.code.hasPrefix("PROFILE_"))
         #expect(garbage.description.contains("garbage.mobileprovision"))
 
-        let badFolder = try #require(try error(CheckOptions(profilesDirectory: folder.path)))
+        let badFolder = try #require(error { try ProfileSet(directory: folder.path) })
         #expect(badFolder.category == .invalidInput)
         #expect(badFolder.description.contains("garbage.mobileprovision"))
 
-        let noFolder = try #require(try error(CheckOptions(profilesDirectory: folder.path("nope"))))
+        let noFolder = try #require(error { try ProfileSet(directory: folder.path("nope")) })
         #expect(noFolder.category == .io)
-        let fileAsFolder = try #require(try error(CheckOptions(profilesDirectory: folder.path("garbage.mobileprovision"))))
+        let fileAsFolder = try #require(error { try ProfileSet(directory: folder.path("garbage.mobileprovision")) })
         #expect(fileAsFolder.category == .io)
     }
 

@@ -10,6 +10,5 @@ import TestSupport
         for reason in SigningError.Reason.allCases {
             #expect(readme.contains("| `\(reason.rawValue)` |"), "README lacks a row for \(reason.rawValue)")
         }
-        #expect(readme.contains("| `SIGN_PROFILE_UNREADABLE` |"))
     }
 }

@@ -41,15 +41,19 @@ struct CheckOptionGroup: ParsableArguments {
         }
     }
 
+    /// The options as the checks take them, with every profile file read and decoded here, once
+    /// for the whole command (every input of a batch is judged with the same `ProfileSet`).
     func checkOptions(sha256: Bool = false) throws -> CheckOptions {
         var bundleProfiles: [String: String] = [:]
         for profile in profiles {
             if let identifier = profile.bundleIdentifier { bundleProfiles[identifier] = profile.path }
         }
-        return CheckOptions(
+        let profileSet = try ProfileSet(
             appProfile: profiles.first { $0.bundleIdentifier == nil }?.path, bundleProfiles: bundleProfiles,
-            profilesDirectory: profilesDir, allowWildcard: allowWildcard, evaluationDate: evaluationDate,
-            computeSHA256: sha256, install: install.options)
+            directory: profilesDir)
+        return CheckOptions(
+            profiles: profileSet, allowWildcard: allowWildcard, evaluationDate: evaluationDate, computeSHA256: sha256,
+            install: install.options)
     }
 
     /// The Templates folder (`--templates`, where the command has it, else the usual search),

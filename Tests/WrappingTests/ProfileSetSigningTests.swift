@@ -1,0 +1,65 @@
+import Checks
+import Foundation
+import Reporting
+import Signing
+import SigningIdentity
+import Testing
+import TestSupport
+import ToolData
+import Wrapping
+
+/// `sign` embeds the bytes of the profile `check` judged: the `ProfileSet` the command line loads
+/// once, not the file read again at signing time.
+@Suite struct ProfileSetSigningTests {
+    static let tool = Report.Tool(name: "ipawrap", version: "test")
+
+    /// An app ld64 would link (room for `LC_CODE_SIGNATURE`), with the committed app profile's bundle ID.
+    static func app() -> IPABuilder {
+        var builder = IPABuilder()
+        builder.addPrimaryIcon()
+        builder.executable = IPABuilder.executable { $0.headerPadding = 1024 }
+        return builder
+    }
+
+    /// An entry's bytes as Python's `zipfile` reads them.
+    static func entry(_ name: String, of archive: String) throws -> [UInt8] {
+        let result = try Command.run(
+            "python3", ["-c", "import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).hex())", archive, name])
+        guard result.status == 0 else { throw ZipReadFailure(description: "zipfile could not read \(name): \(result.stderr)") }
+        return ZipOracle.Entry.unhex(result.stdout)
+    }
+
+    @Test func theEmbeddedProfileIsTheOneCheckedWhateverTheFileBecomes() throws {
+        let scratch = try ScratchDirectory("profile-set-sign")
+        let input = try scratch.write("Sample.ipa", Self.app().bytes())
+        let checked = try ProfileBuilder.signingFixture(.app)
+        let file = try scratch.write("app.mobileprovision", checked)
+        let profiles = try ProfileSet(appProfile: file)
+        #expect(profiles.app?.bytes == checked)
+
+        // After loading, the file becomes another valid profile for the same App ID (development,
+        // get-task-allow), then disappears: neither may reach the output.
+        let other = try ProfileBuilder.signingFixture(.appDevelopment)
+        try scratch.write("app.mobileprovision", other)
+        let identity = try SigningIdentity(
+            pkcs12File: SigningFixtures.PKCS12.openssl.path, password: Array(SigningFixtures.password.utf8))
+        let request = SigningRequest(identity: identity, signingTime: Date(timeIntervalSince1970: 1_767_225_600))
+        let checks = CheckOptions(profiles: profiles, evaluationDate: Date(timeIntervalSince1970: 1_780_000_000))
+        let data = try ToolData.resolve().checks
+
+        let first = scratch.path("first.ipa")
+        let outcome = try Resigner.sign(input: input, output: first, checks: checks, data: data, signing: request, tool: Self.tool)
+        #expect(outcome.written, "\(outcome.report.findings.map(\.code))")
+        #expect(try Self.entry("Payload/Sample.app/embedded.mobileprovision", of: first) == checked)
+
+        try FileManager.default.removeItem(atPath: file)
+        let second = scratch.path("second.ipa")
+        #expect(try Resigner.sign(input: input, output: second, checks: checks, data: data, signing: request, tool: Self.tool).written)
+        #expect(try Fixtures.bytesAt(second) == Fixtures.bytesAt(first))
+        #expect(other != checked)
+    }
+}
+
+struct ZipReadFailure: Error, CustomStringConvertible {
+    let description: String
+}
