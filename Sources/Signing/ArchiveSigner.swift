@@ -27,6 +27,14 @@ public enum ArchiveSigner {
         signing archive: AppArchive, profiles: [BundleProfile], applying edits: ArchiveEdits = ArchiveEdits(),
         request: SigningRequest
     ) throws -> ArchiveEdits {
+        try sign(archive, profiles: profiles, applying: edits, request: request).edits
+    }
+
+    /// The edits of `edits(signing:…)` and what each bundle was signed with.
+    public static func sign(
+        _ archive: AppArchive, profiles: [BundleProfile], applying edits: ArchiveEdits = ArchiveEdits(),
+        request: SigningRequest
+    ) throws -> SignedArchive {
         let identity = request.identity
         if let problem = identity.validityProblem(at: request.signingTime) { throw problem }
         let profilesByPath = Dictionary(profiles.map { ($0.bundlePath, $0) }, uniquingKeysWith: { first, _ in first })
@@ -39,19 +47,23 @@ public enum ArchiveSigner {
         let looseCode = Dictionary(grouping: try archive.looseCode(), by: \.owner)
         let depth = { (path: String) in path.utf8.count(where: { $0 == UInt8(ascii: "/") }) }
         let bundles = archive.allBundles.filter(\.holdsCode).sorted { (depth($0.path), $0.path) > (depth($1.path), $1.path) }
+        var signed: [String: SignedBundle] = [:]
         for bundle in bundles {
             try archive.checkLimits()
-            try sign(
+            signed[bundle.path] = try sign(
                 bundle, looseCode: looseCode[bundle.path] ?? [], profile: profilesByPath[bundle.path], tree: &tree,
                 signer: signer, request: request)
         }
-        return tree.edits(keeping: edits)
+        return SignedArchive(
+            edits: tree.edits(keeping: edits), bundles: archive.allBundles.compactMap { signed[$0.path] },
+            teamIdentifier: identity.teamIdentifier, certificateSubject: identity.certificate.subject.description,
+            certificateExpiry: identity.certificate.notValidAfter)
     }
 
     private static func sign(
         _ bundle: BundleInfo, looseCode: [LooseCode], profile: BundleProfile?, tree: inout BundleTree, signer: CodeSigner,
         request: SigningRequest
-    ) throws {
+    ) throws -> SignedBundle {
         guard let identifier = bundle.bundleIdentifier else {
             throw SigningError(
                 .executable, "\(bundle.path) has no CFBundleIdentifier", remedy: "give its Info.plist a bundle ID and sign again")
@@ -123,6 +135,9 @@ public enum ArchiveSigner {
                 identifier: identifier, infoPlist: infoPlist, codeResources: resources, entitlements: entitlements),
             path: executablePath)
         tree.set(executablePath, bytes: signed.bytes)
+        return SignedBundle(
+            path: bundle.path, identifier: identifier, cdhash: signed.cdhash,
+            hashTypes: file.slices.first.map(CodeSigner.hashTypes) ?? [])
     }
 
     /// The identifier codesign gives loose code: its embedded Info.plist's `CFBundleIdentifier`

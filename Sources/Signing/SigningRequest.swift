@@ -1,4 +1,6 @@
+import CodeSignature
 import Foundation
+import IPAArchive
 import PropertyList
 import ProvisioningProfile
 import SigningIdentity
@@ -36,4 +38,28 @@ public struct BundleProfile: Sendable {
         self.profileBytes = profileBytes
         self.file = file
     }
+}
+
+/// What `ArchiveSigner` made of an archive: the entries to write, and the facts of every new
+/// signature (what `inspect` would read back from them), for reports.
+public struct SignedArchive: Sendable {
+    public let edits: ArchiveEdits
+    /// Every bundle signed, in the bundle model's order (the app first).
+    public let bundles: [SignedBundle]
+    /// The signing certificate's team (its OU), written into every CodeDirectory.
+    public let teamIdentifier: String?
+    /// The signing certificate's subject and the end of its validity.
+    public let certificateSubject: String
+    public let certificateExpiry: Date
+}
+
+/// One bundle's new signature.
+public struct SignedBundle: Sendable, Equatable {
+    public let path: String
+    /// The CodeDirectory identifier (the bundle ID).
+    public let identifier: String
+    /// The main executable's primary cdhash (its first slice's).
+    public let cdhash: [UInt8]
+    /// Its first slice's CodeDirectory hash types, primary first.
+    public let hashTypes: [HashType]
 }

@@ -1,5 +1,6 @@
 import AppBundle
 import Checks
+import CodeSignature
 import Foundation
 import IPAArchive
 import Reporting
@@ -12,6 +13,8 @@ public enum Resigner {
         public let report: Report
         public let written: Bool
         public let outputSize: UInt64?
+        /// The bundles as signed (nil when nothing was written).
+        public let signedBundles: [Report.Bundle]?
     }
 
     public static func sign(
@@ -25,14 +28,31 @@ public enum Resigner {
         let inspection = try Inspector.inspect(
             path: input, options: checks, data: data, limits: limits, folderPacking: .deflated, tool: tool)
         guard !inspection.report.hasErrors else {
-            return Outcome(report: inspection.report, written: false, outputSize: nil)
+            return Outcome(report: inspection.report, written: false, outputSize: nil, signedBundles: nil)
         }
-        let edits = try ArchiveSigner.edits(
-            signing: inspection.archive, profiles: profiles(inspection.profileAssignments), request: signing)
+        let signed = try ArchiveSigner.sign(
+            inspection.archive, profiles: profiles(inspection.profileAssignments), request: signing)
         let verifyIPA: ArchiveWriter.Verification = { path, limits in _ = try IPAArchive(path: path, limits: limits) }
         let summary = try ArchiveWriter.repack(
-            inspection.archive.archive.zip, to: output, edits: edits, options: repack, verifying: verifyIPA)
-        return Outcome(report: inspection.report, written: true, outputSize: summary.outputSize)
+            inspection.archive.archive.zip, to: output, edits: signed.edits, options: repack, verifying: verifyIPA)
+        return Outcome(
+            report: inspection.report, written: true, outputSize: summary.outputSize,
+            signedBundles: reportBundles(signed, of: inspection.archive))
+    }
+
+    /// The signed bundles as `inspect` would list them from the output: kind, bundle ID and
+    /// version from the bundle model, the signature's facts from what was just signed.
+    static func reportBundles(_ signed: SignedArchive, of archive: AppArchive) -> [Report.Bundle] {
+        let bundles = Dictionary(archive.allBundles.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        return signed.bundles.compactMap { bundle in
+            guard let info = bundles[bundle.path] else { return nil }
+            return Report.Bundle(
+                path: bundle.path, kind: info.kind, bundleId: info.bundleIdentifier, version: info.shortVersion,
+                signature: Report.Signature(
+                    signed: true, adHoc: false, cdhash: bundle.cdhash.map { String(format: "%02x", $0) }.joined(),
+                    teamId: signed.teamIdentifier, hashTypes: bundle.hashTypes.map(\.name),
+                    certificateSubject: signed.certificateSubject, certificateExpiry: signed.certificateExpiry))
+        }
     }
 
     /// The profiles to sign with, as `check` assigned them: a profile given on the command line

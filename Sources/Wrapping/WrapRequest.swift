@@ -93,4 +93,6 @@ public struct WrapOutcome: Sendable {
     public let written: Bool
     public let policy: PolicyBundle?
     public let outputSize: UInt64?
+    /// With `--sign`, the bundles as signed (nil when nothing was written or signed).
+    public let signedBundles: [Report.Bundle]?
 }

@@ -69,7 +69,7 @@ public enum Wrapper {
         }
         report.findings.sort(by: Finding.reportOrder)
         guard !report.hasErrors else {
-            return WrapOutcome(report: report, written: false, policy: nil, outputSize: nil)
+            return WrapOutcome(report: report, written: false, policy: nil, outputSize: nil, signedBundles: nil)
         }
 
         let policy = try PolicyBundle(template: template, templateName: templateName, mode: mode, toolkitVersion: toolkitVersion)
@@ -80,10 +80,12 @@ public enum Wrapper {
                 .init(name: bundlePath + "/Info.plist", content: .bytes(try policy.infoPlist(tool: toolName))),
             ],
             removals: alreadyWrapped ? [bundlePath] : [])
+        var signedBundles: [Report.Bundle]?
         if let signing = request.signing {
-            edits = try ArchiveSigner.edits(
-                signing: archive, profiles: Resigner.profiles(inspection.profileAssignments), applying: edits,
-                request: signing)
+            let signed = try ArchiveSigner.sign(
+                archive, profiles: Resigner.profiles(inspection.profileAssignments), applying: edits, request: signing)
+            edits = signed.edits
+            signedBundles = Resigner.reportBundles(signed, of: archive)
         }
         let verifyIPA: ArchiveWriter.Verification = { path, limits in _ = try IPAArchive(path: path, limits: limits) }
 
@@ -99,6 +101,6 @@ public enum Wrapper {
                 wrapping: archive, icon: inspection.icon, edits: edits, policy: policy, request: request,
                 verify: verifyIPA)
         }
-        return WrapOutcome(report: report, written: true, policy: policy, outputSize: size)
+        return WrapOutcome(report: report, written: true, policy: policy, outputSize: size, signedBundles: signedBundles)
     }
 }

@@ -60,6 +60,44 @@ import Wrapping
     }
 }
 
+/// What `sign` reports of the signatures it made is what `inspect` reads back from its output.
+@Suite struct SignedBundleFactsTests {
+    @Test func theSignedBundlesAreWhatInspectReadsBack() throws {
+        let scratch = try ScratchDirectory("signed-facts")
+        var builder = ProfileSetSigningTests.app()
+        builder.addFramework("Kit", bundleIdentifier: "com.example.kit")
+        builder.nested[0].executable = IPABuilder.executable(fileType: 6, minimumOS: "9.0") { $0.headerPadding = 1024 }
+        let input = try scratch.write("Sample.ipa", builder.bytes())
+        let profile = try scratch.write("app.mobileprovision", ProfileBuilder.signingFixture(.app))
+        let identity = try SigningIdentity(
+            pkcs12File: SigningFixtures.PKCS12.openssl.path, password: Array(SigningFixtures.password.utf8))
+        let data = try ToolData.resolve().checks
+        let output = scratch.path("signed.ipa")
+        let outcome = try Resigner.sign(
+            input: input, output: output,
+            checks: CheckOptions(profiles: try ProfileSet(appProfile: profile), evaluationDate: Date(timeIntervalSince1970: 1_780_000_000)),
+            data: data, signing: SigningRequest(identity: identity, signingTime: Date(timeIntervalSince1970: 1_767_225_600)),
+            tool: ProfileSetSigningTests.tool)
+        let signed = try #require(outcome.signedBundles)
+        #expect(signed.map(\.path) == ["Payload/Sample.app", "Payload/Sample.app/Frameworks/Kit.framework"])
+        // An iOS 9 framework gets SHA-1 and SHA-256 CodeDirectories, the iOS 15 app SHA-256 alone.
+        #expect(signed.map { $0.signature?.hashTypes ?? [] } == [["SHA-256"], ["SHA-1", "SHA-256"]])
+        #expect(signed.allSatisfy { $0.signature?.teamId == "ABCDE12345" })
+        let readBack = try Inspector.inspect(path: output, data: data, tool: ProfileSetSigningTests.tool).report.bundles
+        #expect(signed == readBack)
+
+        // An error finding (no profile for the app): nothing written, nothing signed.
+        builder.profile = nil
+        let refused = try Resigner.sign(
+            input: try scratch.write("Unprovisioned.ipa", builder.bytes()), output: scratch.path("refused.ipa"),
+            checks: CheckOptions(), data: data,
+            signing: SigningRequest(identity: identity, signingTime: Date(timeIntervalSince1970: 1_767_225_600)),
+            tool: ProfileSetSigningTests.tool)
+        #expect(refused.report.findings.contains { $0.code == "PROFILE_MISSING" })
+        #expect(!refused.written && refused.signedBundles == nil)
+    }
+}
+
 struct ZipReadFailure: Error, CustomStringConvertible {
     let description: String
 }
