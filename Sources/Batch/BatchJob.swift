@@ -5,6 +5,7 @@ import Foundation
 import IPAArchive
 import Policy
 import Reporting
+import Signing
 import ToolData
 import Wrapping
 
@@ -20,6 +21,9 @@ public struct BatchJob: Sendable {
         /// `ipawrap wrap`, with this request for every input (its `input` and `output` are
         /// replaced by each input and its file in the output folder).
         case wrap(WrapRequest)
+        /// `ipawrap sign`: every input signed with this identity (read once) and the job's
+        /// profiles (`checks.profiles`, loaded once), into the output folder.
+        case sign(SigningRequest, repack: RepackOptions)
     }
 
     public var operation: Operation
@@ -61,6 +65,16 @@ public struct BatchJob: Sendable {
         case .inspect: "inspect"
         case .check: "check"
         case .wrap: "wrap"
+        case .sign: "sign"
+        }
+    }
+
+    /// Whether each input is signed (`sign`, `wrap --sign`).
+    public var signs: Bool {
+        switch operation {
+        case .inspect, .check: false
+        case .wrap(let request): request.signing != nil
+        case .sign: true
         }
     }
 
@@ -73,6 +87,8 @@ public struct BatchJob: Sendable {
             name = input.stem + ".json"
         case .wrap(let request):
             name = request.format == .mdx ? input.stem + ".mdx" : input.name
+        case .sign:
+            name = input.name
         }
         return InputDiscovery.join(outputDirectory, name)
     }
@@ -85,6 +101,7 @@ public struct BatchJob: Sendable {
         var report: Report?
         var written: String?
         var icon: [UInt8]?
+        var signed: [Report.Bundle]?
         do {
             switch operation {
             case .inspect, .check:
@@ -103,10 +120,19 @@ public struct BatchJob: Sendable {
                 request.output = output
                 let outcome = try Wrapper.wrap(request, tool: tool)
                 report = outcome.report
+                signed = outcome.signedBundles
                 if outcome.written { written = output }
-                if collectIcons, let archive = try? AppArchive(path: input.path, limits: limits) {
-                    icon = Self.thumbnail(archive, archive.resolveIcon())
-                }
+                if collectIcons { icon = thumbnail(of: input) }
+            case .sign(let signing, let repack):
+                guard let output else { throw OutputError(path: input.path, reason: "sign needs an output folder") }
+                try Self.createParent(of: output)
+                let outcome = try Resigner.sign(
+                    input: input.path, output: output, checks: checks, data: data, limits: limits, repack: repack,
+                    signing: signing, tool: tool)
+                report = outcome.report
+                signed = outcome.signedBundles
+                if outcome.written { written = output }
+                if collectIcons { icon = thumbnail(of: input) }
             }
         } catch {
             let (code, failure) = BatchResult.failure(from: error)
@@ -114,17 +140,23 @@ public struct BatchJob: Sendable {
             // what was found.
             return BatchResult(
                 input: input, exitCode: code, report: report, failure: failure, output: nil, seconds: seconds(),
-                iconThumbnail: icon)
+                iconThumbnail: icon, signedBundles: nil)
         }
         let exitCode: Int32
         switch operation {
         case .inspect: exitCode = ExitStatus.success
         case .check: exitCode = report?.hasErrors == true ? ExitStatus.findings : ExitStatus.success
-        case .wrap: exitCode = written == nil ? ExitStatus.findings : ExitStatus.success
+        case .wrap, .sign: exitCode = written == nil ? ExitStatus.findings : ExitStatus.success
         }
         return BatchResult(
             input: input, exitCode: exitCode, report: report, failure: nil, output: written, seconds: seconds(),
-            iconThumbnail: icon)
+            iconThumbnail: icon, signedBundles: written == nil ? nil : signed)
+    }
+
+    /// The icon of an input the job wrote from (`wrap`, `sign`), read again from the input.
+    private func thumbnail(of input: BatchInput) -> [UInt8]? {
+        guard let archive = try? AppArchive(path: input.path, limits: limits) else { return nil }
+        return Self.thumbnail(archive, archive.resolveIcon())
     }
 
     private static func thumbnail(_ archive: AppArchive, _ resolution: IconResolution) -> [UInt8]? {

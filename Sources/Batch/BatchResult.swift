@@ -31,10 +31,13 @@ public struct BatchResult: Sendable {
     public let seconds: Double
     /// The app icon as a small standard PNG, when the HTML report asked for it.
     public let iconThumbnail: [UInt8]?
+    /// For `sign` and `wrap --sign`, the bundles of the output as signed (nil when nothing was
+    /// written).
+    public let signedBundles: [Report.Bundle]?
 
     public init(
         input: BatchInput, exitCode: Int32, report: Report?, failure: InputFailure?, output: String?, seconds: Double,
-        iconThumbnail: [UInt8]? = nil
+        iconThumbnail: [UInt8]? = nil, signedBundles: [Report.Bundle]? = nil
     ) {
         self.input = input
         self.exitCode = exitCode
@@ -43,6 +46,7 @@ public struct BatchResult: Sendable {
         self.output = output
         self.seconds = seconds
         self.iconThumbnail = iconThumbnail
+        self.signedBundles = signedBundles
         if exitCode != 0 {
             status = .failed
         } else if report?.findings.contains(where: { $0.severity != .info }) == true {

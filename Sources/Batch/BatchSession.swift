@@ -304,7 +304,7 @@ private final class RunningBatch<Sink: BatchEventSink>: Sendable {
         guard let reportFile = state.reportFile else { return }
         let page = HTMLReport(
             command: session.job.commandName, tool: session.job.tool, evaluationDate: session.job.checks.evaluationDate,
-            shard: session.options.shard, interrupted: interrupted, summary: state.summary
+            shard: session.options.shard, interrupted: interrupted, summary: state.summary, signing: session.job.signs
         ).render(state.kept.sorted { $0.key < $1.key }.map(\.value))
         let bytes = Array(page.utf8)
         try reportFile.write(bytes, at: 0)

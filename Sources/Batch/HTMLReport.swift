@@ -23,10 +23,12 @@ public struct HTMLReport: Sendable {
     public var shard: Shard?
     public var interrupted: Bool
     public var summary: BatchSummary
+    /// Whether the batch signed (`sign`, `wrap --sign`): a column shows each app's signature.
+    public var signing: Bool
 
     public init(
         command: String, tool: Report.Tool, generated: Date = Date(), evaluationDate: Date? = nil, shard: Shard? = nil,
-        interrupted: Bool = false, summary: BatchSummary
+        interrupted: Bool = false, summary: BatchSummary, signing: Bool = false
     ) {
         self.command = command
         self.tool = tool
@@ -35,6 +37,7 @@ public struct HTMLReport: Sendable {
         self.shard = shard
         self.interrupted = interrupted
         self.summary = summary
+        self.signing = signing
     }
 
     /// The page for `results` (in the order given; the reader can sort it).
@@ -94,7 +97,7 @@ public struct HTMLReport: Sendable {
             <th aria-sort="none"><button type="button">Minimum OS</button></th>
             <th aria-sort="none"><button type="button">SDKs</button></th>
             <th aria-sort="none"><button type="button">Profiles</button></th>
-            <th aria-sort="none" data-type="number"><button type="button">Status</button></th>
+            \(signing ? "<th aria-sort=\"none\"><button type=\"button\">Signature</button></th>\n" : "")<th aria-sort="none" data-type="number"><button type="button">Status</button></th>
             <th aria-sort="none" data-type="number"><button type="button">Findings</button></th>
             </tr></thead>
             <tbody>
@@ -210,6 +213,7 @@ public struct HTMLReport: Sendable {
             }
             html.raw("</ul>")
         }
+        if signing { signatureCell(result, into: &html) }
         html.cell(sort: String(statusRank), class: "status") { html in
             html.raw("<span class=\"badge \(result.status.rawValue)\">\(result.status.rawValue)</span>")
             html.raw("<div class=\"dim\">exit \(result.exitCode) · ")
@@ -246,6 +250,47 @@ public struct HTMLReport: Sendable {
             html.raw("</ul>")
         }
         html.raw("</tr>\n")
+    }
+
+    /// What the app was signed with: the team, the certificate and its expiry, and each signed
+    /// bundle's hash types and profile (the one `check` assigned, now embedded).
+    private func signatureCell(_ result: BatchResult, into html: inout HTMLBuilder) {
+        let bundles = result.signedBundles ?? []
+        let first = bundles.first?.signature
+        html.cell(sort: first?.teamId ?? "", class: "signature") { html in
+            guard let first else { html.raw("<span class=\"dim\">not signed</span>"); return }
+            html.text("team \(first.teamId ?? "none")")
+            if let subject = first.certificateSubject {
+                html.raw("<div class=\"dim\">")
+                html.text(subject)
+                html.raw("</div>")
+            }
+            if let expiry = first.certificateExpiry {
+                let state = expiryState(expiry)
+                html.raw("<div>certificate <span class=\"\(state.class)\">")
+                html.text(state.label)
+                html.raw(" <span class=\"date\">")
+                html.text(String(ReportJSON.timestamp(expiry).prefix(10)))
+                html.raw("</span></span></div>")
+            }
+            let profiles = Dictionary(
+                (result.report?.profiles ?? []).map { ($0.bundlePath, $0) }, uniquingKeysWith: { first, _ in first })
+            html.raw("<ul>")
+            for bundle in bundles {
+                html.raw("<li>")
+                html.text(Self.folderName(bundle.path))
+                html.raw(" <span class=\"dim\">")
+                html.text((bundle.signature?.hashTypes ?? []).joined(separator: ", "))
+                html.raw("</span>")
+                if let profile = profiles[bundle.path] {
+                    html.raw("<div class=\"dim mono\">")
+                    html.text("profile " + (profile.file.map(Self.folderName) ?? "?") + " (\(profile.source.rawValue))")
+                    html.raw("</div>")
+                }
+                html.raw("</li>")
+            }
+            html.raw("</ul>")
+        }
     }
 
     /// Every code found, how many apps have it, and what to do about it; a click filters by it.

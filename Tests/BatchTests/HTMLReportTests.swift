@@ -162,6 +162,50 @@ import XMLSupport
         #expect(html.contains("No inputs."))
     }
 
+    @Test func aSigningBatchShowsEachAppsSignature() throws {
+        let expiry = Date(timeIntervalSince1970: 2_051_222_400)  // 2035-01-01
+        func signature(_ hashTypes: [String]) -> Report.Signature {
+            Report.Signature(
+                signed: true, adHoc: false, cdhash: "00", teamId: "ABCDE12345", hashTypes: hashTypes,
+                certificateSubject: "CN=<Example & Co>,OU=ABCDE12345", certificateExpiry: expiry)
+        }
+        let profile = Report.Profile(
+            bundlePath: "Payload/X.app", source: .option, appIdentifier: "ABCDE12345.com.example.good", wildcard: false,
+            teamId: "ABCDE12345", expirationDate: expiry, kind: .adhoc, file: "/secrets/app.mobileprovision")
+        let signed = BatchResult(
+            input: BatchInput(path: "/apps/Good.ipa", name: "Good.ipa"), exitCode: 0,
+            report: Self.report(name: "Good", id: "com.example.good", profiles: [profile]), failure: nil, output: "/out/Good.ipa",
+            seconds: 0.25, signedBundles: [
+                Report.Bundle(path: "Payload/X.app", kind: .app, bundleId: "com.example.good", version: "1.0", signature: signature(["SHA-256"])),
+                Report.Bundle(
+                    path: "Payload/X.app/Frameworks/Kit.framework", kind: .framework, bundleId: "com.example.kit", version: "1.0",
+                    signature: signature(["SHA-1", "SHA-256"])),
+            ])
+        let refused = Self.result("NoProfile.ipa", exit: 1, report: Self.report(name: "NoProfile", id: "com.other"))
+        var summary = BatchSummary(total: 2)
+        [signed, refused].forEach { summary.add($0) }
+        let html = HTMLReport(command: "sign", tool: Self.tool, generated: Self.now, summary: summary, signing: true)
+            .render([signed, refused])
+        let root = try #require(try XMLDocument(bytes: Array(html.utf8)).root)
+        #expect(Self.elements(root, named: "th").contains { Self.allText($0) == "Signature" })
+        let rows = try #require(Self.tbody(root)).children.filter { $0.name == "tr" }
+        let cell = try #require(rows[0].children.filter { $0.name == "td" }.first { $0.attribute("class") == "signature" })
+        let text = Self.allText(cell)
+        #expect(text.contains("team ABCDE12345"))
+        #expect(text.contains("CN=<Example & Co>,OU=ABCDE12345"))
+        #expect(text.contains("certificate expires 2035-01-01"))
+        #expect(text.contains("X.app SHA-256"))
+        #expect(text.contains("Kit.framework SHA-1, SHA-256"))
+        #expect(text.contains("profile app.mobileprovision (option)"))
+        #expect(Self.allText(rows[1]).contains("not signed"))
+        // Every row has as many cells as the header.
+        let apps = try #require(Self.elements(root, named: "table").first { $0.attribute("id") == "apps" })
+        let headers = Self.elements(apps, named: "th").count
+        #expect(rows.allSatisfy { $0.children.filter { $0.name == "td" }.count == headers })
+        // A batch that does not sign has no such column.
+        #expect(!Self.page(try Self.results()).contains(">Signature<"))
+    }
+
     /// Checks with Python's html.parser (an HTML tokenizer independent of libxml2) that every
     /// element is closed in order, and counts the table rows.
     static let tagBalanceScript = #"""

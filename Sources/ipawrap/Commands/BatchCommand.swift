@@ -2,20 +2,21 @@ import ArgumentParser
 import Batch
 import Checks
 import Foundation
+import IPAArchive
 import Reporting
 
 struct BatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batch",
-        abstract: "Inspect, check or wrap many IPAs at once, in parallel, each on its own.",
+        abstract: "Inspect, check, wrap or sign many IPAs at once, in parallel, each on its own.",
         discussion: """
             INPUTS are .ipa files and folders, searched recursively for *.ipa (hidden files and the \
             --out-dir are skipped, symlinked folders not followed); --from adds paths from a list. Each \
             input is opened and processed on its own, at most --jobs at a time, and gets one result line \
             in input order: its status, the exit code the single-file command would give it, its error \
             and warning counts and its time. Status: ok (exit 0, no error or warning), findings (exit 0 \
-            with warnings, or for inspect with errors), failed (non-zero: 1 for error findings in check and \
-            wrap, 65 bad input, 74 output not written).
+            with warnings, or for inspect with errors), failed (non-zero: 1 for error findings in check, \
+            wrap and sign, 65 bad input, 74 output not written).
             An input's name is its path relative to the folder it was found in (or its file name); \
             outputs in --out-dir are named after it, and --shard I/N takes the inputs for which \
             1 + (first 8 bytes of SHA-256 of the NFC name, big-endian) mod N is I.
@@ -27,7 +28,9 @@ struct BatchCommand: ParsableCommand {
             130 interrupted by Ctrl-C (143 by SIGTERM): finished outputs stay, unfinished ones leave \
             nothing.
             """,
-        subcommands: [BatchInspectCommand.self, BatchCheckCommand.self, BatchWrapCommand.self]
+        subcommands: [
+            BatchInspectCommand.self, BatchCheckCommand.self, BatchWrapCommand.self, BatchSignCommand.self,
+        ]
     )
 }
 
@@ -86,7 +89,7 @@ struct BatchOptions: ParsableArguments {
 /// Where a batch's outputs go and how its results are printed.
 struct BatchOutputOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "Write outputs here, named after each input (subfolders of a folder input are kept): the wrapped apps, "
+        "Write outputs here, named after each input (subfolders of a folder input are kept): the wrapped or signed apps, "
             + "or for inspect and check one JSON report per input (App.ipa → App.json).", valueName: "dir"))
     var outDir: String?
 
@@ -105,6 +108,9 @@ struct BatchOutputOptions: ParsableArguments {
 
     @Flag(help: "No progress line, even on a terminal.")
     var noProgress = false
+
+    /// Whether each result keeps a small icon, for the HTML report.
+    var collectsIcons: Bool { htmlReport != nil }
 
     func validate() throws {
         if jsonLines, let reportFormat {
@@ -135,7 +141,7 @@ struct BatchReportOptions: ParsableArguments {
             options.purpose = purpose
             return BatchJob(
                 operation: operation, checks: options, data: try checks.toolData().checks,
-                limits: limits.limits, outputDirectory: batch.output.outDir, collectIcons: batch.output.htmlReport != nil, tool: ToolInfo.tool)
+                limits: limits.limits, outputDirectory: batch.output.outDir, collectIcons: batch.output.collectsIcons, tool: ToolInfo.tool)
         }
         try batch.run(job)
     }
@@ -175,12 +181,17 @@ struct BatchWrapCommand: ParsableCommand {
         abstract: "Wrap many IPAs into --out-dir: each as `ipawrap wrap` would, under the input's name.",
         discussion: """
             An input with an error finding is not written and fails (exit 1 for it). With --format mdx \
-            the output is named after the input with .mdx instead of .ipa.
+            the output is named after the input with .mdx instead of .ipa. With --sign each wrapped app is \
+            signed as `ipawrap wrap --sign` signs it, with the identity and the profiles read once.
             """)
 
     @OptionGroup var batch: BatchOptions
 
+    @Flag(help: "Re-sign each wrapped app (needs --identity or --certificate and --key) in the same archive write.")
+    var sign = false
+
     @OptionGroup var wrap: WrapOptionGroup
+    @OptionGroup(title: "Signing") var signing: SigningOptionGroup
     @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
     @OptionGroup(title: "Policy") var templates: TemplateOptions
     @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
@@ -189,15 +200,64 @@ struct BatchWrapCommand: ParsableCommand {
         if batch.output.outDir == nil {
             throw ValidationError("batch wrap needs --out-dir DIR for the wrapped apps")
         }
+        if signing.isGiven && !sign {
+            throw ValidationError("--identity, --certificate and --key need --sign")
+        }
     }
 
     func run() throws {
         let request = try reportingErrors {
-            try BatchJob.prepareWrap(
-                wrap.request(input: "", output: "", checks: checks, templates: templates, limits: limits))
+            var request = try wrap.request(input: "", output: "", checks: checks, templates: templates, limits: limits)
+            if sign {
+                // The identity is read and decoded here, once for every input.
+                request.signing = try signing.request(templates: request.toolData.templates)
+            }
+            return try BatchJob.prepareWrap(request)
         }
         try batch.run(BatchJob.wrap(
-            request, outputDirectory: batch.output.outDir ?? ".", collectIcons: batch.output.htmlReport != nil, tool: ToolInfo.tool))
+            request, outputDirectory: batch.output.outDir ?? ".", collectIcons: batch.output.collectsIcons, tool: ToolInfo.tool))
     }
 }
 
+struct BatchSignCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sign",
+        abstract: "Sign many IPAs into --out-dir: each as `ipawrap sign` would, under the input's name.",
+        discussion: """
+            The identity (and its password) and every profile of --profile and --profiles-dir are read and \
+            decoded once, before any input; each app's bundles get their profiles as `ipawrap check --for \
+            sign` assigns them. An input with an error finding (a bundle without a fitting profile: \
+            PROFILE_MISSING) is not written and fails (exit 1 for it); the others are signed.
+            """)
+
+    @OptionGroup var batch: BatchOptions
+
+    @OptionGroup(title: "Signing") var signing: SigningOptionGroup
+    @OptionGroup(title: "Signing") var templates: TemplateOptions
+    @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
+    @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
+
+    @Flag(help: "Flush each output to disk before it appears (durability across power loss).")
+    var fsync = false
+
+    func validate() throws {
+        if batch.output.outDir == nil {
+            throw ValidationError("batch sign needs --out-dir DIR for the signed apps")
+        }
+    }
+
+    func run() throws {
+        let job = try reportingErrors {
+            let toolData = try checks.toolData(templatesPath: templates.templates)
+            // Read and decoded here, once for every input.
+            let request = try signing.request(templates: toolData.templates)
+            var options = try checks.checkOptions()
+            options.purpose = .signing
+            return BatchJob(
+                operation: .sign(request, repack: RepackOptions(timestamp: .latestInArchive, synchronize: fsync)), checks: options,
+                data: toolData.checks, limits: limits.limits, outputDirectory: batch.output.outDir,
+                collectIcons: batch.output.collectsIcons, tool: ToolInfo.tool)
+        }
+        try batch.run(job)
+    }
+}

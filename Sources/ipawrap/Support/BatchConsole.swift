@@ -91,8 +91,8 @@ final class BatchConsole: BatchEventSink {
         }
         if let failure = result.failure {
             parts.append("error[\(failure.code)] \(failure.message)")
-        } else if case .wrap = job.operation, result.output == nil, result.exitCode == 1 {
-            parts.append("not wrapped")
+        } else if job.commandName == "wrap" || job.commandName == "sign", result.output == nil, result.exitCode == 1 {
+            parts.append(job.commandName == "wrap" ? "not wrapped" : "not signed")
         }
         // Everything after the coloured label comes from the input (names, messages): escaped.
         var rest = "\(result.input.name): " + parts.joined(separator: "; ") + "; " + String(format: "%.2f s", result.seconds)
