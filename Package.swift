@@ -157,8 +157,8 @@ let package = Package(
         // Batch: many IPAs in parallel, per-input isolation, sharding, the HTML diagnostics report.
         .target(
             name: "Batch",
-            dependencies: ["Checks", "Reporting", "ToolData", "Wrapping", "Signing", "AppBundle", "IPAArchive", "Policy", "PNG", "XMLSupport",
-                           "FormatSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Checks", "Reporting", "ToolData", "Wrapping", "Signing", "SigningIdentity", "AppBundle", "IPAArchive", "Policy",
+                           "PropertyList", "PNG", "XMLSupport", "FormatSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
         // The command line: parses arguments and renders reports, nothing else.

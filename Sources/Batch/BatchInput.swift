@@ -11,10 +11,14 @@ public struct BatchInput: Sendable, Hashable, CustomStringConvertible {
     /// `--out-dir` are named after it and `--shard` assigns by it, so neither depends on where
     /// the inputs are checked out.
     public let name: String
+    /// Its place among all the inputs the batch found (0-based, before `--shard` chose some):
+    /// results follow this order, and `batch report` puts shards back together by it.
+    public let index: Int
 
-    public init(path: String, name: String) {
+    public init(path: String, name: String, index: Int = 0) {
         self.path = path
         self.name = name
+        self.index = index
     }
 
     public var description: String { path }
@@ -53,19 +57,19 @@ public enum InputDiscovery {
         let excludedFolders = Set(excluded.compactMap(canonicalPath))
         var found: [BatchInput] = []
         var seen: Set<String> = []
-        func add(_ input: BatchInput) {
-            let identity = canonicalPath(input.path) ?? input.path
-            if seen.insert(identity).inserted { found.append(input) }
+        func add(path: String, name: String) {
+            let identity = canonicalPath(path) ?? path
+            if seen.insert(identity).inserted { found.append(BatchInput(path: path, name: name, index: found.count)) }
         }
         for argument in arguments {
             if isFolder(argument) {
                 for relative in try ipaFiles(in: argument, excluding: excludedFolders, search: &search) {
-                    add(BatchInput(path: join(argument, relative), name: relative))
+                    add(path: join(argument, relative), name: relative)
                     try search.tick(argument)
                 }
             } else {
                 let name = argument.split(separator: "/").last.map(String.init) ?? argument
-                add(BatchInput(path: argument, name: name))
+                add(path: argument, name: name)
                 try search.tick(argument)
             }
         }

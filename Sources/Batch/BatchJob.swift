@@ -9,7 +9,7 @@ import Signing
 import ToolData
 import Wrapping
 
-/// What a batch does to each input: the work of `inspect`, `check` or `wrap` on one file, with
+/// What a batch does to each input: the work of `inspect`, `check`, `wrap` or `sign` on one file, with
 /// the same options, turned into a `BatchResult` whatever happens. Each run opens its own
 /// archive, so runs on different threads share nothing.
 public struct BatchJob: Sendable {

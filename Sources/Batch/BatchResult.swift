@@ -19,7 +19,7 @@ public struct BatchResult: Sendable {
 
     public let input: BatchInput
     public let status: Status
-    /// The exit code the single-file command (`inspect`, `check`, `wrap`) would give this input.
+    /// The exit code the single-file command (`inspect`, `check`, `wrap`, `sign`) would give this input.
     public let exitCode: Int32
     /// The report, when one was produced (not for an unreadable or unsafe archive).
     public let report: Report?
@@ -29,7 +29,7 @@ public struct BatchResult: Sendable {
     public let output: String?
     /// Wall-clock seconds spent on this input.
     public let seconds: Double
-    /// The app icon as a small standard PNG, when the HTML report asked for it.
+    /// The app icon as a small standard PNG, when the HTML report or JSON lines asked for it.
     public let iconThumbnail: [UInt8]?
     /// For `sign` and `wrap --sign`, the bundles of the output as signed (nil when nothing was
     /// written).
@@ -74,22 +74,26 @@ public struct BatchResult: Sendable {
     }
 }
 
-/// One line of `--json-lines`: the result of one input, with its full report.
+/// One line of `--json-lines`: the result of one input, with its full report, and the run it
+/// belongs to.
 ///
 /// ```
-/// {"errors":0,"exitCode":0,"failure":null,"infos":0,"input":"apps/A.ipa","name":"A.ipa",
-///  "output":"out/A.ipa","report":{…},"schemaVersion":1,"seconds":0.412,"status":"ok","warnings":1}
+/// {"errors":0,"exitCode":0,"failure":null,"icon":null,"index":0,"infos":0,"input":"apps/A.ipa","name":"A.ipa",
+///  "output":"out/A.ipa","report":{…},"run":{…},"schemaVersion":2,"seconds":0.412,"signed":null,"status":"ok","warnings":1}
 /// ```
 /// Every key is always present (`null` when empty, `@ExplicitNull`), keys are sorted, and each record is written as
 /// one line with one `write`, so lines of concurrent inputs never interleave.
 public struct BatchRecord: Codable, Sendable, Equatable {
-    public static let currentSchemaVersion = 1
+    /// 2: `run`, `index`, `signed` and `icon` were added.
+    public static let currentSchemaVersion = 2
 
     public var schemaVersion: Int
     /// The input's path as opened.
     public var input: String
     /// Its name within the batch (relative to its folder argument), see `BatchInput.name`.
     public var name: String
+    /// Its place among the batch's inputs, before `--shard` (`BatchInput.index`).
+    public var index: Int
     public var status: BatchResult.Status
     public var exitCode: Int32
     public var errors: Int
@@ -101,11 +105,17 @@ public struct BatchRecord: Codable, Sendable, Equatable {
     @ExplicitNull public var failure: InputFailure?
     /// The report of the single-file command's `--json`, when one was produced.
     @ExplicitNull public var report: Report?
+    /// `sign` and `wrap --sign`: the bundles as signed, as `inspect` lists bundles.
+    @ExplicitNull public var signed: [Report.Bundle]?
+    /// The app icon as a small PNG, base64 (with `--json-lines` or `--report`).
+    @ExplicitNull public var icon: String?
+    public var run: BatchRun
 
-    public init(_ result: BatchResult) {
+    public init(_ result: BatchResult, run: BatchRun) {
         schemaVersion = Self.currentSchemaVersion
         input = result.input.path
         name = result.input.name
+        index = result.input.index
         status = result.status
         exitCode = result.exitCode
         errors = result.errors
@@ -115,10 +125,21 @@ public struct BatchRecord: Codable, Sendable, Equatable {
         output = result.output
         failure = result.failure
         report = result.report
+        signed = result.signedBundles
+        icon = result.iconThumbnail.map { Data($0).base64EncodedString() }
+        self.run = run
     }
 
     /// The record as one line of JSON (sorted keys, no newline inside), ending in a newline.
     public func jsonLine() throws -> [UInt8] {
         try ReportJSON.bytes(self, .compact)
+    }
+
+    /// The result the record was written from (its time to the millisecond).
+    public var result: BatchResult {
+        BatchResult(
+            input: BatchInput(path: input, name: name, index: index), exitCode: exitCode, report: report, failure: failure,
+            output: output, seconds: seconds, iconThumbnail: icon.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) },
+            signedBundles: signed)
     }
 }

@@ -44,6 +44,8 @@ public struct RenderedResult: Sendable {
 /// What a batch has settled on before its first input starts.
 public struct BatchPlan: Sendable {
     public let commandName: String
+    /// The run every result belongs to.
+    public let run: BatchRun
     /// Inputs in this run (after `--shard`).
     public let inputs: Int
     /// Inputs found before `--shard` chose some.
@@ -88,8 +90,8 @@ public enum BatchEvent: Sendable {
 /// Where a batch session reports. `render` runs on the worker threads, concurrently; `handle`
 /// runs one event at a time, under the session's lock, so what it prints never interleaves.
 public protocol BatchEventSink: Sendable {
-    /// The bytes that `.results` will carry for this result (e.g. its JSON line).
-    func render(_ result: BatchResult) -> [UInt8]
+    /// The bytes that `.results` will carry for this result of `run` (e.g. its JSON line).
+    func render(_ result: BatchResult, in run: BatchRun) -> [UInt8]
     func handle(_ event: BatchEvent)
 }
 
@@ -130,6 +132,9 @@ public struct BatchSession: Sendable {
         }
         let inputs = options.shard?.select(all) ?? all
         try checkOutputs(of: inputs)
+        let batchRun = BatchRun(
+            command: job.commandName, tool: job.tool, evaluationDate: job.checks.evaluationDate, options: job.runOptions,
+            inputs: all, shard: options.shard, shardInputs: inputs.count)
         if let outDir {
             do {
                 try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
@@ -141,7 +146,7 @@ public struct BatchSession: Sendable {
         let reportFile = try options.htmlReport.map { try AtomicOutputFile(destination: $0) }
         let jobs = min(options.jobs ?? ProcessInfo.processInfo.activeProcessorCount, max(1, inputs.count))
         let run = RunningBatch(
-            session: self, inputs: inputs, total: all.count, jobs: jobs, reportFile: reportFile, sink: sink)
+            session: self, run: batchRun, inputs: inputs, total: all.count, jobs: jobs, reportFile: reportFile, sink: sink)
         return try inputs.isEmpty ? run.endEmptyShard() : run.run()
     }
 
@@ -186,6 +191,7 @@ private final class RunningBatch<Sink: BatchEventSink>: Sendable {
     }
 
     let session: BatchSession
+    let batchRun: BatchRun
     let inputs: [BatchInput]
     let total: Int
     let jobs: Int
@@ -195,8 +201,12 @@ private final class RunningBatch<Sink: BatchEventSink>: Sendable {
     let start = DispatchTime.now()
     let state: Mutex<State>
 
-    init(session: BatchSession, inputs: [BatchInput], total: Int, jobs: Int, reportFile: sending AtomicOutputFile?, sink: Sink) {
+    init(
+        session: BatchSession, run: BatchRun, inputs: [BatchInput], total: Int, jobs: Int, reportFile: sending AtomicOutputFile?,
+        sink: Sink
+    ) {
         self.session = session
+        self.batchRun = run
         self.inputs = inputs
         self.total = total
         self.jobs = jobs
@@ -213,7 +223,8 @@ private final class RunningBatch<Sink: BatchEventSink>: Sendable {
 
     func run() throws -> Int32 {
         sink.handle(.began(BatchPlan(
-            commandName: session.job.commandName, inputs: inputs.count, total: total, shard: session.options.shard, jobs: jobs)))
+            commandName: session.job.commandName, run: batchRun, inputs: inputs.count, total: total, shard: session.options.shard,
+            jobs: jobs)))
         // Signals are taken from the default action only now, with everything they need in place.
         let handlers = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
             signal(number, SIG_IGN)
@@ -235,9 +246,10 @@ private final class RunningBatch<Sink: BatchEventSink>: Sendable {
 
         let job = session.job
         let sink = self.sink
+        let batchRun = self.batchRun
         runner.run({ input in
             let result = job.run(input)
-            return RenderedResult(result: result, rendered: sink.render(result))
+            return RenderedResult(result: result, rendered: sink.render(result, in: batchRun))
         }, events: { [self] event in state.withLock { handle(event, &$0) } })
 
         timer?.cancel()
@@ -303,8 +315,7 @@ private final class RunningBatch<Sink: BatchEventSink>: Sendable {
     private func writeReport(_ state: inout State, interrupted: Bool) throws(OutputError) {
         guard let reportFile = state.reportFile else { return }
         let page = HTMLReport(
-            command: session.job.commandName, tool: session.job.tool, evaluationDate: session.job.checks.evaluationDate,
-            shard: session.options.shard, interrupted: interrupted, summary: state.summary, signing: session.job.signs
+            run: batchRun, interrupted: interrupted, summary: state.summary
         ).render(state.kept.sorted { $0.key < $1.key }.map(\.value))
         let bytes = Array(page.utf8)
         try reportFile.write(bytes, at: 0)

@@ -34,8 +34,9 @@ public struct BatchSummary: Sendable, Equatable {
     /// batch, decided by whoever interrupted it).
     public var exitCode: Int32 { failed > 0 ? ExitStatus.findings : ExitStatus.success }
 
-    /// One line, e.g. `40 inputs: 35 ok, 3 with findings, 2 failed (1 exit 1, 1 exit 65) in 12.3 s, 3.3 per second`.
-    public func line(elapsed: Double, interrupted: Bool = false) -> String {
+    /// One line, e.g. `40 inputs: 35 ok, 3 with findings, 2 failed (1 exit 1, 1 exit 65) in 12.3 s, 3.3 per second`;
+    /// without the time when `elapsed` is nil (results merged from shards that ran apart).
+    public func line(elapsed: Double?, interrupted: Bool = false) -> String {
         var text = interrupted
             ? "interrupted after \(finished) of \(total) input\(total == 1 ? "" : "s"): "
             : "\(total) input\(total == 1 ? "" : "s"): "
@@ -43,9 +44,11 @@ public struct BatchSummary: Sendable, Equatable {
         if !exitCodes.isEmpty {
             text += " (" + exitCodes.sorted { $0.key < $1.key }.map { "\($0.value) exit \($0.key)" }.joined(separator: ", ") + ")"
         }
-        text += " in " + ProgressLine.duration(elapsed)
-        if elapsed > 0, finished > 0 {
-            text += ", " + ProgressLine.rate(Double(finished) / elapsed)
+        if let elapsed {
+            text += " in " + ProgressLine.duration(elapsed)
+            if elapsed > 0, finished > 0 {
+                text += ", " + ProgressLine.rate(Double(finished) / elapsed)
+            }
         }
         if interrupted {
             let notStarted = total - finished

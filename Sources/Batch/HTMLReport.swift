@@ -40,6 +40,13 @@ public struct HTMLReport: Sendable {
         self.signing = signing
     }
 
+    /// The page of `run` (a shard's, or the whole merged run's).
+    public init(run: BatchRun, generated: Date = Date(), interrupted: Bool = false, summary: BatchSummary) {
+        self.init(
+            command: run.command, tool: run.tool, generated: generated, evaluationDate: run.evaluationDate, shard: run.shard,
+            interrupted: interrupted, summary: summary, signing: run.signs)
+    }
+
     /// The page for `results` (in the order given; the reader can sort it).
     public func render(_ results: [BatchResult]) -> String {
         var html = HTMLBuilder()

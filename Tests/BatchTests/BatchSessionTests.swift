@@ -11,7 +11,7 @@ final class RecordingSink: BatchEventSink {
     let events = Mutex<[BatchEvent]>([])
     let rendering = Mutex<[String]>([])
 
-    func render(_ result: BatchResult) -> [UInt8] {
+    func render(_ result: BatchResult, in run: BatchRun) -> [UInt8] {
         rendering.withLock { $0.append(result.input.name) }
         return Array(result.input.name.utf8)
     }

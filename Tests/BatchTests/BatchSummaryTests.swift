@@ -42,18 +42,28 @@ import Testing
             == "interrupted after 1 of 10 inputs: 1 ok, 0 with findings, 0 failed in 1 min 30 s, 0.7/min; 9 not done (unfinished outputs were discarded)")
     }
 
+    static let run = BatchRun(
+        command: "check", tool: .init(name: "ipawrap", version: "t"), evaluationDate: nil, options: ["--out-dir": ["out"]],
+        inputs: [BatchInput(path: "a.ipa", name: "a.ipa")], shard: nil, shardInputs: 1)
+
     @Test func recordsAreOneLineOfJSONWithEveryKey() throws {
-        let line = try BatchRecord(result(65)).jsonLine()
+        let line = try BatchRecord(result(65), run: Self.run).jsonLine()
         #expect(line.last == UInt8(ascii: "\n"))
         #expect(!line.dropLast().contains(UInt8(ascii: "\n")))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
-        #expect(Set(object.keys) == ["schemaVersion", "input", "name", "status", "exitCode", "errors", "warnings", "infos",
-                                     "seconds", "output", "failure", "report"])
+        #expect(Set(object.keys) == ["schemaVersion", "input", "name", "index", "status", "exitCode", "errors", "warnings", "infos",
+                                     "seconds", "output", "failure", "report", "signed", "icon", "run"])
         #expect(object["report"] is NSNull)
+        #expect(object["signed"] is NSNull && object["icon"] is NSNull)
         #expect(object["status"] as? String == "failed")
         #expect((object["failure"] as? [String: Any])?["code"] as? String == "ARCHIVE_CORRUPT")
+        let run = try #require(object["run"] as? [String: Any])
+        #expect(Set(run.keys) == ["command", "tool", "evaluationDate", "options", "inputs", "inputsDigest", "shard", "shardInputs"])
+        #expect(run["shard"] is NSNull)
         let decoded = try ReportJSON.decoder().decode(BatchRecord.self, from: Data(line))
-        #expect(decoded == BatchRecord(result(65)))
+        #expect(decoded == BatchRecord(result(65), run: Self.run))
+        // Read back, the record is the result it was written from.
+        #expect(BatchRecord(decoded.result, run: Self.run) == decoded)
     }
 
     @Test func progressFitsTheTerminalAndColoursOnlyTheFailures() {

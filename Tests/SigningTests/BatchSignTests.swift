@@ -3,8 +3,8 @@ import Testing
 import TestSupport
 
 /// `batch sign` and `batch wrap --sign` through the command line: every output is what the
-/// single-file command writes and passes `ipawrap verify`, and the identity and profiles are
-/// read before the first input.
+/// single-file command writes, passes `ipawrap verify` and `sigcheck.py`, and the identity and
+/// profiles are read once, before the first input.
 @Suite struct BatchSignTests {
     /// A small signable app without an embedded profile (the profiles folder provides it), with a
     /// share extension when asked.
@@ -28,6 +28,102 @@ import TestSupport
         try scratch.write(folder + "/profiles/app.mobileprovision", ProfileBuilder.signingFixture(.app))
         try scratch.write(folder + "/profiles/share.mobileprovision", ProfileBuilder.signingFixture(.share))
         return ["--identity", identity, "--password-file", password, "--profiles-dir", scratch.path(folder + "/profiles")]
+    }
+
+    static func jsonLines(_ text: String) throws -> [[String: Any]] {
+        try text.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+    }
+
+    /// 50 apps (every fifth with an extension) and one for which no profile fits, listed through a
+    /// FIFO: the batch opens its list only after it has read the identity and the profiles, and
+    /// the test removes them as soon as it does, so an input that read them again would fail.
+    @Test func fiftyAppsAreSignedWithTheIdentityAndProfilesReadOnce() throws {
+        let scratch = try ScratchDirectory("batch-sign")
+        var inputs: [String] = []
+        for index in 0..<50 {
+            let name = String(format: "App%02d", index)
+            inputs.append(try scratch.write("apps/\(name).ipa", Self.app(name, withExtension: index % 5 == 0).bytes()))
+        }
+        inputs.insert(try scratch.write("apps/Other.ipa", Self.app("Other", bundleIdentifier: "com.other.app").bytes()), at: 7)
+        let secrets = try Self.secrets(in: scratch, folder: "secrets")
+        let list = scratch.path("inputs.fifo")
+        try #require(mkfifo(list, 0o600) == 0)
+        let out = scratch.path("out")
+        let report = scratch.path("report.html")
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Command.ipawrapPath)
+        process.arguments = ["batch", "sign", "--from", list, "--out-dir", out, "--jobs", "2", "--json-lines", "--report", report,
+                             "--signing-time", SignCommandTests.signingTime] + secrets
+        try #require(FileManager.default.createFile(atPath: scratch.path("stdout"), contents: nil))
+        try #require(FileManager.default.createFile(atPath: scratch.path("stderr"), contents: nil))
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path("stdout")))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path("stderr")))
+        try process.run()
+        // Opening the FIFO without blocking fails until the batch opens it to read.
+        var writer: Int32 = -1
+        let deadline = Date().addingTimeInterval(120)
+        while writer < 0, process.isRunning, Date() < deadline {
+            writer = open(list, O_WRONLY | O_NONBLOCK)
+            if writer < 0 { usleep(2000) }
+        }
+        func stderr() -> String { String(decoding: (try? Fixtures.bytesAt(scratch.path("stderr"))) ?? [], as: UTF8.self) }
+        try #require(writer >= 0, "the batch never opened its list: \(stderr())")
+        try FileManager.default.removeItem(atPath: scratch.path("secrets"))
+        _ = fcntl(writer, F_SETFL, fcntl(writer, F_GETFL) & ~O_NONBLOCK)
+        let text = Array((inputs.joined(separator: "\n") + "\n").utf8)
+        #expect(text.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) } == text.count)
+        close(writer)
+        process.waitUntilExit()
+
+        // One input failed (exit 1 for it, and for the batch); the others are signed.
+        #expect(process.terminationStatus == 1, "\(stderr())")
+        let records = try Self.jsonLines(String(decoding: try Fixtures.bytesAt(scratch.path("stdout")), as: UTF8.self))
+        #expect(records.map { $0["input"] as? String } == inputs)
+        let other = records[7]
+        #expect(other["exitCode"] as? Int == 1 && other["output"] is NSNull && other["signed"] is NSNull)
+        let findings = ((other["report"] as? [String: Any])?["findings"] as? [[String: Any]]) ?? []
+        #expect(findings.contains { $0["code"] as? String == "PROFILE_MISSING" && $0["severity"] as? String == "error" })
+        let signed = records.enumerated().filter { $0.offset != 7 }.map(\.element)
+        for record in signed {
+            let name = record["name"] as? String ?? "?"
+            #expect(record["exitCode"] as? Int == 0, "\(name): \(record["failure"] ?? "")")
+            let bundles = record["signed"] as? [[String: Any]] ?? []
+            let withExtension = Int(name.dropFirst(3).prefix(2)).map { $0 % 5 == 0 } ?? false
+            #expect(bundles.count == (withExtension ? 2 : 1), "\(name)")
+            for bundle in bundles {
+                let signature = bundle["signature"] as? [String: Any] ?? [:]
+                #expect(signature["teamId"] as? String == "ABCDE12345", "\(name)")
+                #expect(signature["hashTypes"] as? [String] == ["SHA-256"], "\(name)")
+            }
+            let profiles = (record["report"] as? [String: Any])?["profiles"] as? [[String: Any]] ?? []
+            #expect(profiles.map { $0["source"] as? String } == Array(repeating: "directory", count: bundles.count), "\(name)")
+        }
+        let outputs = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        #expect(outputs == (0..<50).map { String(format: "App%02d.ipa", $0) })
+
+        // Each output passes verify and the independent checker.
+        for name in outputs {
+            try SignCommandTests.expectVerifies(out + "/" + name)
+            if SigcheckOracle.isAvailable {
+                #expect(try SigcheckOracle.problemsWithTestCA(in: out + "/" + name) == [], "\(name)")
+            }
+        }
+        // And is what `ipawrap sign` writes for that input.
+        let oracle = try Self.secrets(in: scratch, folder: "again")
+        for name in ["App00.ipa", "App01.ipa"] {
+            let single = scratch.path("single-" + name)
+            let result = try Command.ipawrap(
+                ["sign", scratch.path("apps/" + name), "-o", single, "--signing-time", SignCommandTests.signingTime] + oracle)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try Fixtures.bytesAt(single) == Fixtures.bytesAt(out + "/" + name), "\(name)")
+        }
+        // The report shows each app's signature.
+        let html = String(decoding: try Fixtures.bytesAt(report), as: UTF8.self)
+        #expect(html.contains(">Signature<") && html.contains("team ABCDE12345"))
+        #expect(html.contains("profile share.mobileprovision (directory)"))
     }
 
     @Test func wrapSignOfEachInputIsWhatWrapSignWrites() throws {

@@ -8,7 +8,7 @@ import Reporting
 struct BatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batch",
-        abstract: "Inspect, check, wrap or sign many IPAs at once, in parallel, each on its own.",
+        abstract: "Inspect, check, wrap or sign many IPAs at once, in parallel, each on its own; merge sharded results.",
         discussion: """
             INPUTS are .ipa files and folders, searched recursively for *.ipa (hidden files and the \
             --out-dir are skipped, symlinked folders not followed); --from adds paths from a list. Each \
@@ -19,7 +19,8 @@ struct BatchCommand: ParsableCommand {
             wrap and sign, 65 bad input, 74 output not written).
             An input's name is its path relative to the folder it was found in (or its file name); \
             outputs in --out-dir are named after it, and --shard I/N takes the inputs for which \
-            1 + (first 8 bytes of SHA-256 of the NFC name, big-endian) mod N is I.
+            1 + (first 8 bytes of SHA-256 of the NFC name, big-endian) mod N is I; `batch report` merges \
+            the shards' --json-lines into what one run prints.
             Folders are searched at most 32 levels deep, over at most 1,000,000 entries, within \
             --time-limit as a whole (each input then has its own --time-limit).
             Exit codes: 0 no input failed, 1 at least one input failed, 64 usage error (also: no inputs \
@@ -29,7 +30,7 @@ struct BatchCommand: ParsableCommand {
             nothing.
             """,
         subcommands: [
-            BatchInspectCommand.self, BatchCheckCommand.self, BatchWrapCommand.self, BatchSignCommand.self,
+            BatchInspectCommand.self, BatchCheckCommand.self, BatchWrapCommand.self, BatchSignCommand.self, BatchReportCommand.self,
         ]
     )
 }
@@ -80,7 +81,8 @@ struct BatchOptions: ParsableArguments {
         let session = BatchSession(job: job, options: BatchSessionOptions(
             inputs: inputs, lists: lists, jobs: jobs, shard: shard, htmlReport: output.htmlReport,
             keepResults: output.reportFormat != nil, progress: progress))
-        let console = BatchConsole(job: job, jsonLines: output.jsonLines, document: output.reportFormat, progress: progress)
+        let console = BatchConsole(
+            command: job.commandName, jsonLines: output.jsonLines, document: output.reportFormat, progress: progress)
         let code = try reportingErrors { try session.run(reportingTo: console) }
         if code != 0 { throw ExitCode(code) }
     }
@@ -109,8 +111,9 @@ struct BatchOutputOptions: ParsableArguments {
     @Flag(help: "No progress line, even on a terminal.")
     var noProgress = false
 
-    /// Whether each result keeps a small icon, for the HTML report.
-    var collectsIcons: Bool { htmlReport != nil }
+    /// Whether each result keeps a small icon: for the HTML report, and in the JSON lines, so that
+    /// `batch report` can make the HTML report of sharded runs.
+    var collectsIcons: Bool { htmlReport != nil || jsonLines }
 
     func validate() throws {
         if jsonLines, let reportFormat {
@@ -259,5 +262,53 @@ struct BatchSignCommand: ParsableCommand {
                 collectIcons: batch.output.collectsIcons, tool: ToolInfo.tool)
         }
         try batch.run(job)
+    }
+}
+
+struct BatchReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Merge the --json-lines of a batch's shards into what one unsharded run prints and writes.",
+        discussion: """
+            RESULTS are the JSON lines the shards of one batch command printed (--shard I/N --json-lines), \
+            in any order; a shard with no input printed nothing and needs no file. The merge prints the \
+            result lines and summary (or with --report-format the SARIF or JUnit document), writes the \
+            --report page, and exits with the status the unsharded run would have. It refuses, before \
+            printing anything, a line that is not a batch record (BATCH_REPORT_NOT_BATCH_OUTPUT), results \
+            of different commands, options, tools or inputs (BATCH_REPORT_MIXED_RUNS), a shard given twice \
+            (BATCH_REPORT_SHARD_TWICE), one cut short (BATCH_REPORT_SHARD_INCOMPLETE) or missing \
+            (BATCH_REPORT_SHARD_MISSING), and files without results (BATCH_REPORT_NO_RESULTS).
+            Exit codes: 0 no input failed, 1 at least one input failed, 64 usage error, 65 the files are \
+            not the results of one run, 74 a file cannot be read or the --report cannot be written.
+            """)
+
+    @Argument(help: ArgumentHelp("The shards' --json-lines files.", valueName: "results.jsonl"))
+    var results: [String] = []
+
+    @Option(help: ArgumentHelp(
+        "Print one document for all inputs instead of a line per input: sarif or junit.", valueName: "format"))
+    var reportFormat: BatchDocumentFormat?
+
+    @Option(name: .customLong("report"), help: ArgumentHelp(
+        "Also write the self-contained HTML page of the whole run.", valueName: "file.html"))
+    var htmlReport: String?
+
+    func validate() throws {
+        if results.isEmpty {
+            throw ValidationError("name the --json-lines files of the batch's shards")
+        }
+    }
+
+    func run() throws {
+        let merged = try reportingErrors { () throws -> MergedBatch in
+            if let htmlReport { try OutputDestination.check(htmlReport, inputs: results) }
+            let merged = try MergedBatch.merge(files: results)
+            if let htmlReport { try merged.writeHTML(to: htmlReport) }
+            return merged
+        }
+        BatchConsole(command: merged.run.command, jsonLines: false, document: reportFormat, progress: false)
+            .printMerged(merged, reportWritten: htmlReport)
+        let status = merged.summary.exitCode
+        if status != 0 { throw ExitCode(status) }
     }
 }

@@ -7,7 +7,8 @@ import Synchronization
 /// SARIF or JUnit document at the end; the progress line on a terminal's stderr; the summary.
 /// The session calls `handle` one event at a time, so lines never interleave.
 final class BatchConsole: BatchEventSink {
-    private let job: BatchJob
+    /// `inspect`, `check`, `wrap` or `sign`.
+    private let command: String
     private let jsonLines: Bool
     /// One SARIF or JUnit document on stdout at the end, instead of a line per input.
     private let document: BatchDocumentFormat?
@@ -18,16 +19,16 @@ final class BatchConsole: BatchEventSink {
     /// Whether a progress line is on the terminal, to be cleared before anything else is printed.
     private let progressShown = Mutex(false)
 
-    init(job: BatchJob, jsonLines: Bool, document: BatchDocumentFormat?, progress: Bool) {
-        self.job = job
+    init(command: String, jsonLines: Bool, document: BatchDocumentFormat?, progress: Bool) {
+        self.command = command
         self.jsonLines = jsonLines
         self.document = document
         self.progressEnabled = progress
     }
 
-    func render(_ result: BatchResult) -> [UInt8] {
+    func render(_ result: BatchResult, in run: BatchRun) -> [UInt8] {
         if document != nil { return [] }
-        return jsonLines ? Self.jsonLine(result) : Array((textLine(result) + "\n").utf8)
+        return jsonLines ? Self.jsonLine(result, in: run) : Array((textLine(result) + "\n").utf8)
     }
 
     func handle(_ event: BatchEvent) {
@@ -91,8 +92,8 @@ final class BatchConsole: BatchEventSink {
         }
         if let failure = result.failure {
             parts.append("error[\(failure.code)] \(failure.message)")
-        } else if job.commandName == "wrap" || job.commandName == "sign", result.output == nil, result.exitCode == 1 {
-            parts.append(job.commandName == "wrap" ? "not wrapped" : "not signed")
+        } else if command == "wrap" || command == "sign", result.output == nil, result.exitCode == 1 {
+            parts.append(command == "wrap" ? "not wrapped" : "not signed")
         }
         // Everything after the coloured label comes from the input (names, messages): escaped.
         var rest = "\(result.input.name): " + parts.joined(separator: "; ") + "; " + String(format: "%.2f s", result.seconds)
@@ -129,6 +130,22 @@ final class BatchConsole: BatchEventSink {
         }
     }
 
+    /// `batch report`: what the merged run would have printed when done, its result lines (or
+    /// its document) and its summary.
+    func printMerged(_ merged: MergedBatch, reportWritten: String?) {
+        if document == nil {
+            for result in merged.results { Self.write(STDOUT_FILENO, Array((textLine(result) + "\n").utf8)) }
+        }
+        if let reportWritten { Terminal.standardError("ipawrap: wrote the report \(reportWritten)") }
+        printDocument(merged.results)
+        let line = merged.summary.line(elapsed: nil) + "; merged from \(merged.shards) shard\(merged.shards == 1 ? "" : "s")"
+        if document != nil {
+            Terminal.standardError("ipawrap: " + line)
+        } else {
+            Self.write(STDOUT_FILENO, Array((line + "\n").utf8))
+        }
+    }
+
     /// The SARIF or JUnit document of every finished input, in input order.
     private func printDocument(_ results: [BatchResult]) {
         guard let document else { return }
@@ -141,17 +158,17 @@ final class BatchConsole: BatchEventSink {
             // Only a non-finite number could stop the encoder, and SARIF holds none.
             text = ((try? SARIFRendering.render(subjects, tool: ToolInfo.tool)) ?? "{}") + "\n"
         case .junit:
-            text = JUnitRendering.render(subjects, command: job.commandName)
+            text = JUnitRendering.render(subjects, command: command)
         }
         Self.write(STDOUT_FILENO, Array(text.utf8))
     }
 
     // MARK: Output
 
-    static func jsonLine(_ result: BatchResult) -> [UInt8] {
-        if let line = try? BatchRecord(result).jsonLine() { return line }
+    static func jsonLine(_ result: BatchResult, in run: BatchRun) -> [UInt8] {
+        if let line = try? BatchRecord(result, run: run).jsonLine() { return line }
         // Only a non-finite number could stop the encoder; keep the line without the report.
-        var record = BatchRecord(result)
+        var record = BatchRecord(result, run: run)
         record.report = nil
         record.seconds = 0
         return (try? record.jsonLine()) ?? Array("{}\n".utf8)
