@@ -20,8 +20,8 @@ public struct MergedBatch: Sendable {
     /// How many shard runs (files' worth of lines) were merged.
     public let shards: Int
 
-    /// The largest file merged: far more lines than any batch writes.
-    public static let maximumFileSize: UInt64 = 4 << 30
+    /// The largest file merged: far more lines than any batch writes (a report is tens of KiB).
+    public static let maximumFileSize: UInt64 = 1 << 30
     /// The longest line: one input's report is far smaller.
     public static let maximumLineLength = 64 << 20
 

@@ -6,10 +6,14 @@ import TestSupport
 /// unfinished ones leave nothing, and the exit status says the batch was interrupted.
 @Suite(.serialized) struct BatchInterruptTests {
     /// A folder of `count` names for one ~6 MB app (hard links: no disk cost), and the bytes a
-    /// single `ipawrap wrap` writes for it.
-    private func inputs(_ scratch: ScratchDirectory, count: Int) throws -> (folder: String, wrapped: [UInt8]) {
+    /// single `ipawrap wrap` (or, with `command`, another command that writes an app) writes for it.
+    private func inputs(
+        _ scratch: ScratchDirectory, count: Int, command: [String] = ["wrap"]
+    ) throws -> (folder: String, wrapped: [UInt8]) {
         var builder = IPABuilder(appName: "Big")
         builder.addPrimaryIcon()
+        // Room for a signature, as ld64 leaves it.
+        builder.executable = IPABuilder.executable { $0.headerPadding = 1024 }
         // Incompressible, so each wrap copies 6 MB.
         let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
         builder.addFile("Data/blob.bin", [UInt8](try #require(try random.read(upToCount: 6 << 20))))
@@ -21,19 +25,28 @@ import TestSupport
             try #require(link(source, folder + String(format: "/App%03d.ipa", index)) == 0)
         }
         let reference = scratch.path("source/reference.ipa")
-        #expect(try Command.ipawrap(["wrap", source, "-o", reference]).status == 0)
+        #expect(try Command.ipawrap([command[0], source, "-o", reference] + command.dropFirst()).status == 0)
         return (folder, try Fixtures.bytesAt(reference))
     }
 
-    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
-    func interruptedBatchesLeaveOnlyCompleteOutputs(signal: Int32, status: Int32) throws {
+    /// `batch sign`'s options: the committed identity and app profile, a fixed signing time.
+    private func signing(_ scratch: ScratchDirectory) throws -> [String] {
+        let password = try scratch.write("password.txt", Array((SigningFixtures.password + "\n").utf8))
+        let profile = try scratch.write("app.mobileprovision", ProfileBuilder.signingFixture(.app))
+        return ["--identity", SigningFixtures.PKCS12.openssl.path, "--password-file", password, "--profile", profile,
+                "--signing-time", "1767225600"]
+    }
+
+    @Test(arguments: [("wrap", SIGINT, Int32(130)), ("wrap", SIGTERM, Int32(143)), ("sign", SIGINT, Int32(130))])
+    func interruptedBatchesLeaveOnlyCompleteOutputs(command: String, signal: Int32, status: Int32) throws {
         let scratch = try ScratchDirectory("batch-interrupt")
         let count = 120
-        let (folder, wrapped) = try inputs(scratch, count: count)
+        let options = command == "sign" ? try signing(scratch) : []
+        let (folder, wrapped) = try inputs(scratch, count: count, command: [command] + options)
         let out = scratch.path("out")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Command.ipawrapPath)
-        process.arguments = ["batch", "wrap", folder, "--out-dir", out, "--jobs", "2", "--json-lines"]
+        process.arguments = ["batch", command, folder, "--out-dir", out, "--jobs", "2", "--json-lines"] + options
         try #require(FileManager.default.createFile(atPath: scratch.path("stdout"), contents: nil))
         try #require(FileManager.default.createFile(atPath: scratch.path("stderr"), contents: nil))
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path("stdout")))
