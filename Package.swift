@@ -223,7 +223,8 @@ let package = Package(
             name: "WrappingTests", dependencies: ["Reporting", "Wrapping", "ToolData", "Checks", "Policy", "Signing", "SigningIdentity", "TestSupport"],
             swiftSettings: strict),
         .testTarget(
-            name: "BatchTests", dependencies: ["Reporting", "Batch", "ToolData", "Checks", "Wrapping", "Policy", "PNG", "XMLSupport", "TestSupport"],
+            name: "BatchTests",
+            dependencies: ["Reporting", "Batch", "ToolData", "Checks", "Wrapping", "Policy", "PNG", "XMLSupport", "FormatSupport", "TestSupport"],
             swiftSettings: strict),
         // The layering of ARCHITECTURE.md, checked against this file's dependency lists.
         .testTarget(name: "ArchitectureTests", dependencies: ["TestSupport"], swiftSettings: strict),
