@@ -44,8 +44,6 @@ public struct RenderedResult: Sendable {
 /// What a batch has settled on before its first input starts.
 public struct BatchPlan: Sendable {
     public let commandName: String
-    /// The run every result belongs to.
-    public let run: BatchRun
     /// Inputs in this run (after `--shard`).
     public let inputs: Int
     /// Inputs found before `--shard` chose some.
@@ -223,8 +221,7 @@ private final class RunningBatch<Sink: BatchEventSink>: Sendable {
 
     func run() throws -> Int32 {
         sink.handle(.began(BatchPlan(
-            commandName: session.job.commandName, run: batchRun, inputs: inputs.count, total: total, shard: session.options.shard,
-            jobs: jobs)))
+            commandName: session.job.commandName, inputs: inputs.count, total: total, shard: session.options.shard, jobs: jobs)))
         // Signals are taken from the default action only now, with everything they need in place.
         let handlers = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
             signal(number, SIG_IGN)

@@ -82,7 +82,7 @@ struct BatchOptions: ParsableArguments {
             inputs: inputs, lists: lists, jobs: jobs, shard: shard, htmlReport: output.htmlReport,
             keepResults: output.reportFormat != nil, progress: progress))
         let console = BatchConsole(
-            command: job.commandName, jsonLines: output.jsonLines, document: output.reportFormat, progress: progress)
+            command: job.commandName, tool: job.tool, jsonLines: output.jsonLines, document: output.reportFormat, progress: progress)
         let code = try reportingErrors { try session.run(reportingTo: console) }
         if code != 0 { throw ExitCode(code) }
     }
@@ -306,7 +306,7 @@ struct BatchReportCommand: ParsableCommand {
             if let htmlReport { try merged.writeHTML(to: htmlReport) }
             return merged
         }
-        BatchConsole(command: merged.run.command, jsonLines: false, document: reportFormat, progress: false)
+        BatchConsole(command: merged.run.command, tool: merged.run.tool, jsonLines: false, document: reportFormat, progress: false)
             .printMerged(merged, reportWritten: htmlReport)
         let status = merged.summary.exitCode
         if status != 0 { throw ExitCode(status) }

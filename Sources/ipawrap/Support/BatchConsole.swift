@@ -9,6 +9,8 @@ import Synchronization
 final class BatchConsole: BatchEventSink {
     /// `inspect`, `check`, `wrap` or `sign`.
     private let command: String
+    /// The tool the results are of (this one, or for `batch report` the shards').
+    private let tool: Report.Tool
     private let jsonLines: Bool
     /// One SARIF or JUnit document on stdout at the end, instead of a line per input.
     private let document: BatchDocumentFormat?
@@ -19,8 +21,9 @@ final class BatchConsole: BatchEventSink {
     /// Whether a progress line is on the terminal, to be cleared before anything else is printed.
     private let progressShown = Mutex(false)
 
-    init(command: String, jsonLines: Bool, document: BatchDocumentFormat?, progress: Bool) {
+    init(command: String, tool: Report.Tool, jsonLines: Bool, document: BatchDocumentFormat?, progress: Bool) {
         self.command = command
+        self.tool = tool
         self.jsonLines = jsonLines
         self.document = document
         self.progressEnabled = progress
@@ -156,7 +159,7 @@ final class BatchConsole: BatchEventSink {
         switch document {
         case .sarif:
             // Only a non-finite number could stop the encoder, and SARIF holds none.
-            text = ((try? SARIFRendering.render(subjects, tool: ToolInfo.tool)) ?? "{}") + "\n"
+            text = ((try? SARIFRendering.render(subjects, tool: tool)) ?? "{}") + "\n"
         case .junit:
             text = JUnitRendering.render(subjects, command: command)
         }
