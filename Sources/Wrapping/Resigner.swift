@@ -29,9 +29,8 @@ public enum Resigner {
         }
         let edits = try ArchiveSigner.edits(
             signing: inspection.archive, profiles: try profiles(inspection.profileAssignments), request: signing)
-        let verifyIPA: ArchiveWriter.Verification = { path, limits in _ = try IPAArchive(path: path, limits: limits) }
         let summary = try ArchiveWriter.repack(
-            inspection.archive.archive.zip, to: output, edits: edits, options: repack, verifying: verifyIPA)
+            inspection.archive.archive.zip, to: output, edits: edits, options: repack, verifying: ArchiveWriter.verifyingIPA)
         return Outcome(report: inspection.report, written: true, outputSize: summary.outputSize)
     }
 
