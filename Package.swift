@@ -186,7 +186,7 @@ let package = Package(
             swiftSettings: strict),
 
         // Tests mirror the source layout; fixtures live in Tests/Fixtures with their licenses.
-        .target(name: "TestSupport", dependencies: ["FormatSupport", "CZlib", "PropertyList"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["FormatSupport", "CZlib", "CLibcrypto", "PropertyList"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "FormatSupportTests", dependencies: ["FormatSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "XMLSupportTests", dependencies: ["XMLSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "IPAArchiveTests", dependencies: ["IPAArchive", "TestSupport"], swiftSettings: strict),

@@ -1,5 +1,5 @@
 """The benchmark IPA's executable (Scripts/make-bench-ipa): a realistic arm64 iOS Mach-O signed
-ad hoc, as ld64 and `codesign -s -` lay it out, so re-signers (zsign, ipawrap) can sign it.
+ad hoc, as ld64 and `codesign -s -` lay it out, so re-signers (ipawrap, codesign) can sign it.
 
     __PAGEZERO
     __TEXT      header, load commands, header padding, __text
