@@ -41,7 +41,7 @@ ensure_swift() {
 }
 
 # What building ipawrap needs.
-BUILD_PACKAGES=(pkg-config libzip-dev libxml2-dev zlib1g-dev libssl-dev)
+BUILD_PACKAGES=(pkg-config libzip-dev libxml2-dev zlib1g-dev libdeflate-dev libssl-dev)
 # What the tests use as independent oracles (python3-venv holds the oracle environment below; g++
 # and make build zsign, the re-signer the code-signature tests compare with, when its source is on
 # the machine).
