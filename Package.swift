@@ -69,7 +69,7 @@ let package = Package(
         // and asset renditions are inflated with, and new entries compressed with.
         .target(name: "Deflate", dependencies: ["CLibdeflate"], swiftSettings: strict),
         .target(
-            name: "IPAArchive", dependencies: ["CLibzip", "CZlib", "CSystemShims", "FormatSupport"],
+            name: "IPAArchive", dependencies: ["CLibzip", "CZlib", "CSystemShims", "Deflate", "FormatSupport"],
             swiftSettings: strict),
         .target(name: "XMLSupport", dependencies: ["CLibxml2", "FormatSupport"], swiftSettings: strict),
         .target(name: "PropertyList", dependencies: ["XMLSupport", "FormatSupport"], swiftSettings: strict),
