@@ -187,7 +187,7 @@ let package = Package(
         .testTarget(name: "FormatSupportTests", dependencies: ["FormatSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "XMLSupportTests", dependencies: ["XMLSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DeflateTests", dependencies: ["Deflate", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "IPAArchiveTests", dependencies: ["IPAArchive", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "IPAArchiveTests", dependencies: ["IPAArchive", "Deflate", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PNGTests", dependencies: ["PNG", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LZFSETests", dependencies: ["LZFSE", "TestSupport"], swiftSettings: strict),
