@@ -73,9 +73,9 @@ let package = Package(
             swiftSettings: strict),
         .target(name: "XMLSupport", dependencies: ["CLibxml2", "FormatSupport"], swiftSettings: strict),
         .target(name: "PropertyList", dependencies: ["XMLSupport", "FormatSupport"], swiftSettings: strict),
-        .target(name: "PNG", dependencies: ["CZlib", "FormatSupport"], swiftSettings: strict),
+        .target(name: "PNG", dependencies: ["CZlib", "Deflate", "FormatSupport"], swiftSettings: strict),
         .target(name: "LZFSE", dependencies: ["FormatSupport"], swiftSettings: strict),
-        .target(name: "AssetCatalog", dependencies: ["LZFSE", "PNG", "CZlib", "FormatSupport"], swiftSettings: strict),
+        .target(name: "AssetCatalog", dependencies: ["LZFSE", "PNG", "Deflate", "FormatSupport"], swiftSettings: strict),
         .target(name: "MachO", dependencies: ["FormatSupport"], swiftSettings: strict),
         .target(name: "Policy", dependencies: ["XMLSupport", "FormatSupport"], swiftSettings: strict),
         // CMS SignedData: parsed (profiles, code signatures), verified and built (detached code signatures).
