@@ -67,29 +67,48 @@ def _signature(image, code_limit, text_size, identifier=IDENTIFIER, main_binary=
 
 
 def machine_code(rng, size):
-    """`size` bytes that deflate about 4:1, as an iOS dylib's do: functions made of recurring
-    arm64-like instruction sequences (a skewed choice among a few hundred, as compilers repeat
-    prologues, epilogues and idioms) and calls to random targets, Swift-mangled symbol names, and
-    zero-filled alignment, all drawn from `rng` (a random.Random)."""
-    vocabulary = [rng.getrandbits(32) for _ in range(400)]
-    snippets = [b"".join(struct.pack("<I", rng.choice(vocabulary)) for _ in range(rng.randint(4, 40))) for _ in range(700)]
-    snippet_weights = [1.0 / (rank + 1) ** 0.8 for rank in range(len(snippets))]
-    words = [bytes(rng.choice(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") for _ in range(rng.randint(3, 12)))
-             for _ in range(500)]
-    symbols = [b"_$s" + b"".join(b"%d%s" % (len(w), w) for w in rng.sample(words, rng.randint(2, 5)))
-               + rng.choice([b"C", b"V", b"O", b"P", b"Mn", b"Wv", b"fC"]) + b"\0" for _ in range(4000)]
+    """`size` bytes that deflate as the Swift runtime's libraries do (zlib's level 6 to 28%), and
+    on which compressors spend their time as on real code (libdeflate at over twice zlib's speed,
+    not at zlib's own as on long repeats): arm64-like instruction words (opcode classes of skewed
+    frequency, mostly low registers, small immediates), recurring instruction sequences
+    (prologues, epilogues, idioms), Swift-mangled symbol names and zero-filled alignment (over a
+    third of the bytes, where real libraries have a fifth: their other content repeats more than
+    ours), all drawn from `rng` (a random.Random)."""
+    classes = [(rng.getrandbits(32) & 0xFFC00000, rng.choice([5, 10, 15]), rng.choice([0, 0, 0, 6, 9, 12])) for _ in range(60)]
+    class_weights = [1.0 / (rank + 1) ** 1.3 for rank in range(len(classes))]
+    registers = list(range(32))
+    register_weights = [8 if r < 4 else 4 if r < 9 else 3 if 19 <= r <= 29 else 0.3 for r in registers]
+
+    def instructions(count):
+        picks = rng.choices(classes, class_weights, k=count)
+        fields = rng.choices(registers, register_weights, k=3 * count)
+        words = bytearray()
+        for index, (fixed, register_bits, immediate_bits) in enumerate(picks):
+            word = fixed | fields[3 * index] | fields[3 * index + 1] << 5
+            if register_bits == 15:
+                word |= fields[3 * index + 2] << 10
+            if immediate_bits:
+                word |= rng.choice([0, 1, 2, 4, 8, 16, rng.getrandbits(immediate_bits)]) << 10
+            words += struct.pack("<I", word & 0xFFFFFFFF)
+        return bytes(words)
+
+    sequences = [instructions(rng.randint(3, 24)) for _ in range(1200)]
+    sequence_weights = [1.0 / (rank + 1) ** 0.7 for rank in range(len(sequences))]
+    letters = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    words = [bytes(rng.choice(letters) for _ in range(rng.randint(3, 12))) for _ in range(900)]
+    symbols = [b"_$s" + b"".join(b"%d%s" % (len(word), word) for word in rng.sample(words, rng.randint(2, 5)))
+               + rng.choice([b"C", b"V", b"O", b"Mn", b"fC", b"Wv"]) + b"\0" for _ in range(5000)]
     out = bytearray()
     while len(out) < size:
         kind = rng.random()
-        if kind < 0.72:
-            for snippet in rng.choices(snippets, snippet_weights, k=64):
-                out += snippet
-                if rng.random() < 0.35:
-                    out += struct.pack("<I", 0x94000000 | rng.getrandbits(20))  # BL to a nearby function
-        elif kind < 0.97:
-            out += b"".join(rng.choices(symbols, k=48))
+        if kind < 0.10:
+            out += instructions(rng.randint(8, 120))
+        elif kind < 0.25:
+            out += b"".join(rng.choices(sequences, sequence_weights, k=rng.randint(2, 12)))
+        elif kind < 0.87:
+            out += b"".join(rng.choices(symbols, k=rng.randint(4, 40)))
         else:
-            out += b"\0" * rng.randint(256, 4096)
+            out += b"\0" * rng.randint(64, 4800)
     return bytes(out[:size])
 
 
