@@ -12,7 +12,8 @@ struct VerifyCommand: ParsableCommand {
             Every signed bundle and dylib, innermost first, and every slice of every Mach-O: code page and \
             special slot hashes of every CodeDirectory, CodeResources against the bundle's files and nested code, \
             the CMS signature and its CDHashes, and the certificate, profile, entitlements, identifiers and teams. \
-            Entries are streamed and hashed on two cores; nothing is extracted. An expired certificate is a \
+            Entries are inflated (whole up to 64 MiB, with libdeflate) and hashed on two cores; nothing is \
+            extracted. An expired certificate is a \
             warning; a broken seal is an error. Exit codes: 0 every signature holds, 1 at least one error \
             finding, 65 bad input, 74 I/O error.
             """
