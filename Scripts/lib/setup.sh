@@ -41,7 +41,7 @@ ensure_swift() {
 }
 
 # What building ipawrap needs.
-BUILD_PACKAGES=(pkg-config libzip-dev libxml2-dev zlib1g-dev libssl-dev)
+BUILD_PACKAGES=(pkg-config libzip-dev libxml2-dev zlib1g-dev libdeflate-dev libssl-dev)
 # What the tests use as independent oracles (python3-venv holds the oracle environment below).
 TEST_PACKAGES=(python3 python3-venv unzip zip openssl libxml2-utils)
 
