@@ -219,6 +219,7 @@ let package = Package(
                            "FormatSupport", "ProvisioningProfile", "SigningIdentity", "TestSupport"] + certificateLibraries,
             swiftSettings: strict),
         .testTarget(name: "PolicyTests", dependencies: ["Reporting", "Checks", "Policy", "ToolData", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "InstallationTests", dependencies: ["Installation", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
         .testTarget(name: "ChecksTests", dependencies: ["Reporting", "Checks", "ToolData", "Policy", "AppBundle", "CodeSignature", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
         .testTarget(

@@ -206,7 +206,7 @@ public final class ZipArchive {
     }
 
     /// The folders anywhere below `path` whose own name satisfies `matches` (a bundle
-    /// extension, say), outer ones before the folders they hold, in name order. Walked node by
+    /// extension, say), outer ones before the folders they hold. Walked node by
     /// node over the children index, so the cost is the number of files and folders below
     /// `path` however deep they go; a path is built only for a folder that matches. Returns nil
     /// when more than `limit` folders match (the search stops there).
@@ -217,15 +217,15 @@ public final class ZipArchive {
         let index = try childrenIndex()
         var clock = workClock()
         var found: [FolderMatch] = []
-        // Depth first; children pushed in reverse name order so they come off in name order.
+        // Depth first (an outer match before the ones it holds), siblings in the order they first
+        // appear in the archive; the caller orders the matches as it needs.
         var pending: [(node: UInt32, nesting: Int, container: Int?)] = [(top, 0, nil)]
         while let (node, nesting, container) = pending.popLast() {
-            let children = index.of(node).filter { isFolder($0) }
+            let children = index.of(node)
             try clock.tick(children.count + 1)
-            var named = children.map { (node: $0, name: store.tree.component(of: $0)) }
-            named.sort { $0.name.lexicographicallyPrecedes($1.name) }
             var next: [(node: UInt32, nesting: Int, container: Int?)] = []
-            for (child, name) in named {
+            for child in children where isFolder(child) {
+                let name = store.tree.component(of: child)
                 if matches(name) {
                     guard found.count < limit else { return nil }
                     next.append((child, nesting + 1, found.count))
