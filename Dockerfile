@@ -13,7 +13,7 @@ RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends git \
     && ./Scripts/release
 
-# Stage 2: a slim Debian 12 runs it; apt installs the .deb's Depends (libzip4, libxml2, zlib1g, libstdc++6...).
+# Stage 2: a slim Debian 12 runs it; apt installs the .deb's Depends (libzip4, libxml2, zlib1g, libdeflate0, libstdc++6...).
 FROM debian:12-slim
 COPY --from=build /src/.build/dist/*.deb /tmp/
 RUN apt-get update \

@@ -58,20 +58,25 @@ let package = Package(
         .systemLibrary(name: "CLibzip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "CLibxml2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // Whole-buffer inflate, deflate and CRC-32 (Deflate): several times zlib's speed.
+        .systemLibrary(name: "CLibdeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         // OpenSSL 3's libcrypto: PKCS #12 and encrypted PEM keys (its legacy provider reads RC2).
         .systemLibrary(name: "CLibcrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // Formats: each target owns one Apple or container format and knows nothing of bundles.
         .target(name: "FormatSupport", swiftSettings: strict),
         .target(name: "CSystemShims"),
+        // DEFLATE on whole buffers and the checksums (libdeflate): what zip entries, PNG image data
+        // and asset renditions are inflated with, and new entries compressed with.
+        .target(name: "Deflate", dependencies: ["CLibdeflate"], swiftSettings: strict),
         .target(
-            name: "IPAArchive", dependencies: ["CLibzip", "CZlib", "CSystemShims", "FormatSupport"],
+            name: "IPAArchive", dependencies: ["CLibzip", "CZlib", "CSystemShims", "Deflate", "FormatSupport"],
             swiftSettings: strict),
         .target(name: "XMLSupport", dependencies: ["CLibxml2", "FormatSupport"], swiftSettings: strict),
         .target(name: "PropertyList", dependencies: ["XMLSupport", "FormatSupport"], swiftSettings: strict),
-        .target(name: "PNG", dependencies: ["CZlib", "FormatSupport"], swiftSettings: strict),
+        .target(name: "PNG", dependencies: ["CZlib", "Deflate", "FormatSupport"], swiftSettings: strict),
         .target(name: "LZFSE", dependencies: ["FormatSupport"], swiftSettings: strict),
-        .target(name: "AssetCatalog", dependencies: ["LZFSE", "PNG", "CZlib", "FormatSupport"], swiftSettings: strict),
+        .target(name: "AssetCatalog", dependencies: ["LZFSE", "PNG", "Deflate", "FormatSupport"], swiftSettings: strict),
         .target(name: "MachO", dependencies: ["FormatSupport"], swiftSettings: strict),
         .target(name: "Policy", dependencies: ["XMLSupport", "FormatSupport"], swiftSettings: strict),
         // CMS SignedData: parsed (profiles, code signatures), verified and built (detached code signatures).
@@ -186,10 +191,11 @@ let package = Package(
             swiftSettings: strict),
 
         // Tests mirror the source layout; fixtures live in Tests/Fixtures with their licenses.
-        .target(name: "TestSupport", dependencies: ["FormatSupport", "CZlib", "PropertyList"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["FormatSupport", "CZlib", "CLibcrypto", "PropertyList"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "FormatSupportTests", dependencies: ["FormatSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "XMLSupportTests", dependencies: ["XMLSupport", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "IPAArchiveTests", dependencies: ["IPAArchive", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "DeflateTests", dependencies: ["Deflate", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "IPAArchiveTests", dependencies: ["IPAArchive", "Deflate", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PNGTests", dependencies: ["PNG", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LZFSETests", dependencies: ["LZFSE", "TestSupport"], swiftSettings: strict),
@@ -213,6 +219,7 @@ let package = Package(
                            "FormatSupport", "ProvisioningProfile", "SigningIdentity", "TestSupport"] + certificateLibraries,
             swiftSettings: strict),
         .testTarget(name: "PolicyTests", dependencies: ["Reporting", "Checks", "Policy", "ToolData", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "InstallationTests", dependencies: ["Installation", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
         .testTarget(name: "ChecksTests", dependencies: ["Reporting", "Checks", "ToolData", "Policy", "AppBundle", "CodeSignature", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
         .testTarget(

@@ -2,14 +2,16 @@
 """Writes the seed corpora of the fuzz harnesses other than the plist ones (whose seeds are the
 plist hostile set): Fuzz/seeds/fuzz-TARGET/.
 
-Seeds are real and hostile files from Tests/Fixtures, plus small files made here where the
-fixtures have none that fit libFuzzer's input size (zip archives, IPAs, small CgBI PNGs).
+Seeds are the generated and hostile files of Tests/Fixtures (all made by this project), plus small
+files made here where the fixtures have none that fit libFuzzer's input size (zip archives, IPAs,
+small CgBI PNGs, an Xcode-style binary Info.plist, CodeResources and code signatures).
 Run from anywhere: `python3 Fuzz/make-seeds.py`. Output is deterministic, so re-running it
 changes nothing unless the fixtures or this script changed.
 """
 import hashlib
 import io
 import os
+import plistlib
 import shutil
 import struct
 import zipfile
@@ -25,6 +27,19 @@ DATE = (2024, 1, 2, 3, 4, 6)
 def fixture(path):
     with open(os.path.join(FIXTURES, path), "rb") as handle:
         return handle.read()
+
+
+# An Info.plist as Xcode writes it (binary, no icon keys), made here.
+XCODE_INFO = plistlib.dumps({
+    "BuildMachineOSBuild": "23C71", "CFBundleDevelopmentRegion": "en", "CFBundleExecutable": "XcodeShaped",
+    "CFBundleIdentifier": "com.example.sample", "CFBundleInfoDictionaryVersion": "6.0", "CFBundleName": "XcodeShaped",
+    "CFBundlePackageType": "APPL", "CFBundleShortVersionString": "1.0", "CFBundleSignature": "????",
+    "CFBundleSupportedPlatforms": ["iPhoneOS"], "CFBundleVersion": "1", "DTPlatformName": "iphoneos",
+    "DTSDKName": "iphoneos17.2", "DTXcode": "1520", "LSRequiresIPhoneOS": True, "MinimumOSVersion": "12.0",
+    "UIDeviceFamily": [1], "UILaunchStoryboardName": "LaunchScreen", "UIMainStoryboardFile": "Main",
+    "UIRequiredDeviceCapabilities": ["armv7"],
+    "UISupportedInterfaceOrientations": ["UIInterfaceOrientationPortrait", "UIInterfaceOrientationLandscapeLeft"],
+}, fmt=plistlib.FMT_BINARY, sort_keys=True)
 
 
 def reset(target):
@@ -169,7 +184,7 @@ def patch(data, offset, value):
 def zip_seeds():
     folder = reset("fuzz-zip")
     stored, deflated, bzip2, lzma = zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA
-    info_plist = fixture("isign/Test.app/Info.plist")
+    info_plist = XCODE_INFO
     icon = cgbi_png(12, 12)
     realistic = app_entries("Payload/Sample.app/", info_plist, [
         ("Payload/Sample.app/PkgInfo", b"APPL????", 0o100644, stored),
@@ -190,7 +205,6 @@ def zip_seeds():
     write(folder, "bzip2.ipa", make_zip(app_entries(extra=[("Payload/A.app/b", b"bz" * 200, 0o100644, bzip2)])))
     write(folder, "lzma-unsupported.ipa", make_zip(app_entries(extra=[("Payload/A.app/l", b"lz" * 100, 0o100644, lzma)])))
     write(folder, "empty.zip", make_zip([]))
-    write(folder, "not-an-app.ipa", fixture("isign/NotAnApp.ipa"))
     copy_tree(folder, "hostile", "corpus-", 8192, suffixes=(".ipa",))
     write(folder, "no-payload.zip", make_zip([("readme.txt", b"hello", 0o100644, deflated)]))
     write(folder, "two-apps.ipa", make_zip(app_entries() + [("Payload/B.app/", None, 0, 0)]))
@@ -255,15 +269,14 @@ def bundle_seeds():
     ipa("asset-catalog-icon.ipa", plist([("CFBundleIcons", catalog[len("<key>CFBundleIcons</key>"):])]), [
         (app + "Assets.car", fixture("assets/hostile/CAR_LINK_INVALID.missing-target.car"), 0o100644, deflated)])
     ipa("fallback-icon.ipa", plist([]), [(app + "Icon@2x.png", cgbi_png(8, 8, alpha=False), 0o100644, stored)])
-    ipa("binary-plist-nested.ipa", fixture("isign/Test.app/Info.plist"), [
+    ipa("binary-plist-nested.ipa", XCODE_INFO, [
         (app + "PlugIns/", None, 0, 0), (app + "PlugIns/W.appex/", None, 0, 0),
         (app + "PlugIns/W.appex/Info.plist", plist([("CFBundlePackageType", "<string>XPC!</string>")]), 0o100644, deflated),
         (app + "PlugIns/W.appex/App", executable, 0o100755, stored),
         (app + "Frameworks/", None, 0, 0), (app + "Frameworks/F.framework/", None, 0, 0),
         (app + "Frameworks/F.framework/Info.plist", plist([]), 0o100644, deflated),
-        (app + "isignTestApp", b"\xca\xfe\xba\xbe\0\0\0\0", 0o100755, stored)])
+        (app + "XcodeShaped", b"\xca\xfe\xba\xbe\0\0\0\0", 0o100755, stored)])
     ipa("missing-icon.ipa", plist([("CFBundleIcons", icons[len("<key>CFBundleIcons</key>"):])]), [])
-    write(folder, "not-an-app.ipa", fixture("isign/NotAnApp.ipa"))
     copy_tree(folder, "hostile", "corpus-", 8192, suffixes=(".ipa",))
 
 
@@ -283,11 +296,9 @@ def fixture_seeds():
 
     folder = reset("fuzz-assets")
     copy_tree(folder, "assets/hostile", "hostile-", 65536)
-    shutil.copyfile(os.path.join(FIXTURES, "isign/Test.app/Assets.car"), os.path.join(folder, "isign-Assets.car"))
 
     folder = reset("fuzz-profile")
     copy_tree(folder, "profiles/generated", "", 65536)
-    shutil.copyfile(os.path.join(FIXTURES, "isign/test.mobileprovision"), os.path.join(folder, "isign-test.mobileprovision"))
 
     folder = reset("fuzz-cms")
     copy_tree(folder, "cms", "", 65536, (".cms",))
@@ -372,6 +383,32 @@ def der_entitlements(entries):
     return der(0x70, b"\x02\x01\x01" + der(0xB0, pairs))
 
 
+def code_resources():
+    """A _CodeSignature/CodeResources as codesign writes it: files (SHA-1), files2 (SHA-1 and
+    SHA-256, optional lproj files), Apple's iOS rules and rules2."""
+    contents = {"Assets.car": b"catalog", "Base.lproj/Main.storyboardc/Info.plist": b"<plist/>",
+                "fr.lproj/Localizable.strings": b'"a" = "b";', "Frameworks/libswiftCore.dylib": b"\xca\xfe\xba\xbe"}
+    files = {"Info.plist": hashlib.sha1(b"info").digest(), "PkgInfo": hashlib.sha1(b"APPL????").digest()}
+    files2 = {}
+    for path, data in contents.items():
+        optional = path.startswith("fr.lproj/")
+        sha1 = hashlib.sha1(data).digest()
+        files[path] = {"hash": sha1, "optional": True} if optional else sha1
+        files2[path] = {"hash": sha1, "hash2": hashlib.sha256(data).digest()}
+        if optional:
+            files2[path]["optional"] = True
+    rules = {"^.*": True, "^.*\\.lproj/": {"optional": True, "weight": 1000.0},
+             "^.*\\.lproj/locversion.plist$": {"omit": True, "weight": 1100.0},
+             "^Base\\.lproj/": {"weight": 1010.0}, "^version.plist$": True}
+    rules2 = {".*\\.dSYM($|/)": {"weight": 11.0}, "^(.*/)?\\.DS_Store$": {"omit": True, "weight": 2000.0},
+              "^.*": True, "^.*\\.lproj/": {"optional": True, "weight": 1000.0},
+              "^.*\\.lproj/locversion.plist$": {"omit": True, "weight": 1100.0},
+              "^Base\\.lproj/": {"weight": 1010.0}, "^Info\\.plist$": {"omit": True, "weight": 20.0},
+              "^PkgInfo$": {"omit": True, "weight": 20.0}, "^embedded\\.provisionprofile$": {"weight": 20.0},
+              "^version\\.plist$": {"weight": 20.0}}
+    return plistlib.dumps({"files": files, "files2": files2, "rules": rules, "rules2": rules2}, sort_keys=True)
+
+
 def macho_signatures(data):
     """The SuperBlob bytes of every slice of a thin or fat Mach-O (what LC_CODE_SIGNATURE covers)."""
     slices = [(0, len(data))]
@@ -414,10 +451,12 @@ def signature_seeds():
             seen.add(data)
             write(folder, name, data)
 
-    # Xcode 7.2's signatures (isign's Test.app, Apache-2.0), whole and blob by blob.
-    for path in ("isign/Test.app/isignTestApp", "isign/Test.app/Frameworks/libswiftContacts.dylib"):
-        for number, signature in enumerate(macho_signatures(fixture(path))):
-            stem = "xcode-%s-%d" % (os.path.basename(path).split(".")[0], number)
+    # The signatures of the signable Mach-O files (MachOBuilder's codesign layout), whole and blob
+    # by blob.
+    directory = os.path.join(FIXTURES, "macho/signable")
+    for name in sorted(os.listdir(directory)):
+        for number, signature in enumerate(macho_signatures(fixture("macho/signable/" + name))):
+            stem = "signable-%s-%d" % (name.split(".")[0], number)
             length = struct.unpack(">I", signature[4:8])[0]
             add(stem + ".superblob", signature[:length])
             count = struct.unpack(">I", signature[8:12])[0]
@@ -425,7 +464,7 @@ def signature_seeds():
                 kind, offset = struct.unpack(">II", signature[12 + 8 * index:20 + 8 * index])
                 size = struct.unpack(">I", signature[offset + 4:offset + 8])[0]
                 add("%s-slot-%x.blob" % (stem, kind), signature[offset:offset + size])
-    add("xcode.coderesources", fixture("isign/Test.app/_CodeSignature/CodeResources"))
+    add("xcode.coderesources", code_resources())
 
     # The hostile Mach-O corpus's signatures, damaged as the cases say.
     directory = os.path.join(FIXTURES, "macho/hostile")

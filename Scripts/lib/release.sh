@@ -11,7 +11,7 @@
 
 # Debian's runtime packages of the system libraries ipawrap links (what `Depends:` lists is
 # computed from the binary by dpkg-shlibdeps; these are what a machine needs to run it).
-RUNTIME_PACKAGES=(libzip4 libxml2 zlib1g)
+RUNTIME_PACKAGES=(libzip4 libxml2 zlib1g libdeflate0)
 # What Scripts/release needs beyond the build packages: dpkg-shlibdeps (dpkg-dev) and lintian.
 RELEASE_PACKAGES=(dpkg-dev lintian)
 

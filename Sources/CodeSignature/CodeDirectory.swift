@@ -8,7 +8,7 @@ import MachO
 /// A value keeps the exact bytes it was read from (`bytes`), which the cdhash is computed over;
 /// `serialized()` writes the fields in the layout Apple's `CodeDirectory::Builder` uses (header,
 /// scatter vector, identifier, team ID, pre-encrypt hashes, special slots, code slots), so for a
-/// directory written by codesign or zsign `serialized() == bytes`. New directories come from
+/// directory written by codesign `serialized() == bytes`. New directories come from
 /// `CodeDirectory.Builder`.
 public struct CodeDirectory: Sendable, Equatable {
     public static let magic = BlobMagic.codeDirectory
@@ -367,7 +367,7 @@ public struct CodeDirectory: Sendable, Equatable {
     // MARK: Writing
 
     /// The directory's fields in Apple's layout. Equal to `bytes` for directories written by
-    /// codesign, zsign or `Builder`.
+    /// codesign, another signer or `Builder`.
     public func serialized() throws(CodeSignatureError) -> [UInt8] {
         try Self.encode(
             version: version, flags: flags, identifier: identifierBytes, teamIdentifier: teamIdentifierBytes,

@@ -5,7 +5,7 @@ import PropertyList
 /// An ordered model: `files` (the version 1 seal, SHA-1 only) and `files2` (version 2: SHA-1 and
 /// SHA-256 digests, symlink targets, nested code by cdhash and designated requirement) in the
 /// order they were read, with the `rules`/`rules2` that decided them. Written back as XML in
-/// Core Foundation's layout, a file codesign or zsign wrote comes out byte for byte.
+/// Core Foundation's layout, a file codesign wrote comes out byte for byte.
 public struct CodeResources: Sendable, Equatable {
     /// What one path is sealed as.
     public struct Seal: Sendable, Equatable {

@@ -10,8 +10,8 @@ import SwiftASN1
 /// Value        ::= BOOLEAN | INTEGER | UTF8String | SEQUENCE OF Value | Dictionary
 /// ```
 ///
-/// Encoding sorts each dictionary's keys by their UTF-8 bytes, as codesign (CoreEntitlements),
-/// rcodesign and zsign do; the tests check it against zsign's output.
+/// Encoding sorts each dictionary's keys by their UTF-8 bytes, as codesign (CoreEntitlements) and
+/// rcodesign do; sigcheck, which decodes it on its own, checks every signed output in the tests.
 public struct DEREntitlements: Sendable, Equatable {
     /// The entitlements, keys in the order they are (or will be) encoded.
     public let dictionary: PropertyListDictionary

@@ -15,7 +15,7 @@ extension RequirementExpression {
 }
 
 extension Requirement {
-    /// The designated requirement codesign (`DRMaker`) and zsign write for code signed with an
+    /// The designated requirement codesign (`DRMaker`) writes for code signed with an
     /// Apple-issued iOS development or distribution certificate:
     ///
     ///     identifier "<id>" and anchor apple generic and certificate leaf[subject.CN] = "<leaf CN>"

@@ -174,7 +174,7 @@ public struct EmbeddedSignature: Sendable, Equatable {
     }
 
     /// The SuperBlob: header, index, then each blob in index order with no padding between
-    /// blobs. Equal to the bytes read when they were laid out that way (codesign and zsign do).
+    /// blobs. Equal to the bytes read when they were laid out that way (codesign does).
     public func serialized() throws(CodeSignatureError) -> [UInt8] {
         try superBlob.serialized()
     }

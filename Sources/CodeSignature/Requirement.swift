@@ -51,7 +51,7 @@ public struct RequirementSet: Sendable, Equatable {
         self.entries = entries
     }
 
-    /// A set holding only the designated requirement, as codesign and zsign write it.
+    /// A set holding only the designated requirement, as codesign writes it.
     public init(designated: Requirement) {
         entries = [Entry(type: .designated, requirement: designated)]
     }

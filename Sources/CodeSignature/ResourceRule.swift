@@ -88,7 +88,7 @@ public struct ResourceRule: Sendable, Equatable {
 
 extension ResourceRule {
     /// `rules` as codesign writes them for an iOS (flat) bundle, Apple's
-    /// `BundleDiskRep::defaultResourceRules`; zsign writes the same.
+    /// `BundleDiskRep::defaultResourceRules`; other signers write the same.
     public static let iOSRules: [ResourceRule] = [
         .seal("^.*"),
         .rule("^.*\\.lproj/", weight: 1000, optional: true),

@@ -100,23 +100,23 @@ public final class FileByteSource: ByteSource {
 
     public func read(offset: UInt64, count: Int) throws -> [UInt8] {
         try checkRange(offset: offset, count: count)
-        var result = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let got = result.withUnsafeMutableBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return pread(descriptor, base + done, count - done, off_t(offset) + off_t(done))
+        // Not cleared first: every byte is read into, or the read fails.
+        return try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var done = 0
+            while done < count {
+                guard let base = buffer.baseAddress else { break }
+                let got = pread(descriptor, base + done, count - done, off_t(offset) + off_t(done))
+                if got < 0 {
+                    if errno == EINTR { continue }
+                    throw FileReadError(path: path, errno: errno)
+                }
+                if got == 0 {
+                    throw FileReadError(path: path, reason: "file shrank while being read")
+                }
+                done += got
+                initialized = done
             }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw FileReadError(path: path, errno: errno)
-            }
-            if got == 0 {
-                throw FileReadError(path: path, reason: "file shrank while being read")
-            }
-            done += got
         }
-        return result
     }
 }
 

@@ -1,3 +1,4 @@
+import Deflate
 import FormatSupport
 
 /// Changes a repack makes; everything else is copied byte for byte.
@@ -56,12 +57,12 @@ public enum NewEntryTimestamp: Sendable, Equatable {
 
 public struct RepackOptions: Sendable, Equatable {
     public var timestamp: NewEntryTimestamp
-    /// zlib level for added entries (unchanged entries are never recompressed).
-    public var compressionLevel: Int32
+    /// How hard added entries are compressed (unchanged entries are never recompressed).
+    public var compressionLevel: DeflateLevel
     /// Flush the output to disk before publishing it (durability across power loss).
     public var synchronize: Bool
 
-    public init(timestamp: NewEntryTimestamp = .latestInArchive, compressionLevel: Int32 = 6, synchronize: Bool = false) {
+    public init(timestamp: NewEntryTimestamp = .latestInArchive, compressionLevel: DeflateLevel = .standard, synchronize: Bool = false) {
         self.timestamp = timestamp
         self.compressionLevel = compressionLevel
         self.synchronize = synchronize

@@ -1,5 +1,4 @@
 import CSystemShims
-import CZlib
 import FormatSupport
 import Foundation
 
@@ -13,6 +12,12 @@ public enum ArchiveWriter {
     /// and the input's limits, widened by what the repack added (so an input at a limit can
     /// still be wrapped).
     public typealias Verification = (_ path: String, _ limits: ArchiveLimits) throws -> Void
+
+    /// The check every IPA output gets before it appears: it opens as an IPA, with every rule
+    /// the input had to pass.
+    public static func verifyingIPA(_ path: String, _ limits: ArchiveLimits) throws {
+        _ = try IPAArchive(path: path, limits: limits)
+    }
 
     /// Repacks `archive` into `output`.
     ///
@@ -86,6 +91,10 @@ public enum ArchiveWriter {
         // run of copied entries starts at the input's first byte. The copy stops (and its thread
         // is joined) before anything else is written.
         let reused = early?.finish(keeping: firstRunLength(ordered, replacedInPlace: plan.replacedInPlace)) ?? 0
+        // Replacements (re-signed binaries) are compressed ahead of their turn, on every core.
+        var replacements = NewEntryEncoder.Lookahead(
+            ordered.compactMap { entry in plan.replacedInPlace[entry.index].map { (entry.index, $0) } },
+            level: options.compressionLevel, destination: out.destination)
         var run: (start: UInt64, end: UInt64)?
         func flushRun() throws {
             if let current = run {
@@ -100,8 +109,8 @@ public enum ArchiveWriter {
             if let replacement = plan.replacedInPlace[entry.index] {
                 try flushRun()
                 let written = try NewEntryEncoder.write(
-                    replacement, at: position, to: out, unixTime: timestamp, level: options.compressionLevel,
-                    checkLimits: archive.checkLimits)
+                    replacement, encoded: try replacements.encoded(entry.index), at: position, to: out, unixTime: timestamp,
+                    level: options.compressionLevel, checkLimits: archive.checkLimits)
                 replacementRecords[entry.index] = written.centralRecord
                 position = written.end
                 continue

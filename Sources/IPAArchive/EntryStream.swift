@@ -68,12 +68,15 @@ final class EntryStream {
 /// Random access to an entry's content, for parsers that need a few ranges of a large entry
 /// (Mach-O headers, symbol tables, signatures) without holding it all in memory.
 ///
-/// Stored entries are read in place with `pread`. Compressed entries are inflated forwards; a
-/// read behind the current position starts inflating again from the beginning, so callers should
-/// request ranges in increasing order. Several readers of one executable (the binary checks, the
-/// signature summary, the entitlement check) each open their own source: the archive keeps the
-/// ranges they read (`ZipArchive.RecentReads`) and the stream the last one left, so a range read
-/// again, or one further on, is not inflated again from the start.
+/// Stored entries are read in place with `pread`. A deflated entry the archive reads whole
+/// (`ZipArchive.Reading.whole`) is inflated whole by the first read that reaches past its first
+/// `streamedPrefix` bytes, and kept for the next readers; reads within those bytes (a Mach-O
+/// header) and entries too large to hold are inflated forwards, and a read behind the current
+/// position starts inflating again from the beginning, so callers should request ranges in
+/// increasing order. Several readers of one executable (the binary checks, the signature
+/// summary, the entitlement check) each open their own source: the archive keeps the entry last
+/// inflated whole, the ranges they read (`ZipArchive.RecentReads`) and the stream the last one
+/// left, so a range read again, or one further on, is not inflated again from the start.
 public final class ArchiveEntrySource: ByteSource {
     public let entry: ArchiveEntry
     private let archive: ZipArchive
@@ -90,6 +93,9 @@ public final class ArchiveEntrySource: ByteSource {
 
     public var size: UInt64 { entry.uncompressedSize }
 
+    /// Reads that end within this many bytes of the start inflate only what they need.
+    static let streamedPrefix: UInt64 = 64 << 10
+
     public func read(offset: UInt64, count: Int) throws -> [UInt8] {
         try checkRange(offset: offset, count: count)
         if count == 0 { return [] }
@@ -98,6 +104,18 @@ public final class ArchiveEntrySource: ByteSource {
         }
         if let bytes = archive.recentReads.bytes(entry: entry.index, offset: offset, count: count) {
             return bytes
+        }
+        if archive.reading(of: entry) == .whole, offset + UInt64(count) > Self.streamedPrefix || archive.recentReads.holdsWhole(entry) {
+            let whole: [UInt8]
+            if let kept = archive.recentReads.whole(of: entry) {
+                whole = kept
+            } else {
+                // One entry held whole at a time: the one kept before goes first.
+                archive.recentReads.keepWhole(nil)
+                whole = try archive.readWhole(entry)
+                archive.recentReads.keepWhole((entry.index, whole))
+            }
+            return Array(whole[Int(offset)..<(Int(offset) + count)])
         }
         if stream == nil || (stream?.position ?? 0) > offset {
             stream = try archive.recentReads.takeStream(entry: entry.index, atMost: offset) ?? EntryStream(archive: archive, entry: entry)
@@ -135,12 +153,28 @@ extension ZipArchive {
 
         private var ranges: [(entry: Int, offset: UInt64, bytes: [UInt8])] = []
         private var byteCount = 0
+        /// The last entry read whole by a source (`ZipArchive.Reading.whole`), by index.
+        private var wholeEntry: (index: Int, bytes: [UInt8])?
         /// Streams left by closed sources, one per entry, the latest last.
         private var parked: [EntryStream] = []
         static let maximumParked = 4
         /// Bytes inflated for readers, by entry index: an entry read again from its start counts
         /// twice (what tests check to see that readers share).
         var inflatedBytes: [Int: UInt64] = [:]
+
+        /// The content of `entry` when it is the one kept whole.
+        func whole(of entry: ArchiveEntry) -> [UInt8]? {
+            wholeEntry.flatMap { $0.index == entry.index ? $0.bytes : nil }
+        }
+
+        func holdsWhole(_ entry: ArchiveEntry) -> Bool {
+            wholeEntry?.index == entry.index
+        }
+
+        /// Keeps an entry's content (by index), or none, in place of the entry kept before.
+        mutating func keepWhole(_ entry: (index: Int, bytes: [UInt8])?) {
+            wholeEntry = entry
+        }
 
         /// A copy of `count` bytes at `offset` of `entry` when a kept range holds them.
         func bytes(entry: Int, offset: UInt64, count: Int) -> [UInt8]? {

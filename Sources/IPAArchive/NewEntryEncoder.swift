@@ -1,4 +1,4 @@
-import CZlib
+import Deflate
 import Dispatch
 import FormatSupport
 import Foundation
@@ -9,10 +9,13 @@ import Synchronization
 /// as Info-ZIP does. Folders and symlinks are stored. Each file is opened once and read from
 /// that descriptor (a file walked from a folder only if it is still the file the walk saw).
 ///
-/// Both cores work: small entries are read and compressed in memory a group at a time, one per
-/// worker, then written in order; a large file is deflated in blocks on every core
-/// (`BlockDeflater`). Each entry's bytes depend only on its content, so the output is the same
-/// whatever the scheduling, and memory stays bounded by the group and batch sizes.
+/// Both cores work: entries are compressed whole in memory with libdeflate
+/// (`DeflateCompressor`) a group at a time, one per worker, then written in order; that is every
+/// file from disk up to a block and every added buffer (a re-signed binary) up to
+/// `wholeBufferLimit`. A larger file is deflated with zlib in blocks on every core
+/// (`BlockDeflater`; libdeflate cannot continue one stream across blocks). Each entry's bytes
+/// depend only on its content and the level, so the output is the same whatever the
+/// scheduling, and memory stays bounded by the group and batch sizes.
 enum NewEntryEncoder {
     struct Written {
         var centralRecord: [UInt8]
@@ -25,12 +28,15 @@ enum NewEntryEncoder {
     static let groupBytes: UInt64 = 8 << 20
     /// Small entries compressed at once.
     static let groupEntries = 256
+    /// Largest buffer already in memory (a re-signed binary) compressed whole, as
+    /// `ZipArchive.wholeReadLimit` is the largest entry inflated whole.
+    static let wholeBufferLimit: UInt64 = ZipArchive.wholeReadLimit
 
     /// Writes `entries` one after another from `start`; `checkLimits` runs between groups and
     /// batches (to stop at a deadline). Returns their central records, in order, and the offset
     /// just past the last one.
     static func write(
-        _ entries: [RepackPlan.Added], from start: UInt64, to out: AtomicOutputFile, unixTime: Int64, level: Int32,
+        _ entries: [RepackPlan.Added], from start: UInt64, to out: AtomicOutputFile, unixTime: Int64, level: DeflateLevel,
         checkLimits: () throws -> Void
     ) throws -> (records: [[UInt8]], end: UInt64) {
         var records: [[UInt8]] = []
@@ -46,12 +52,7 @@ enum NewEntryEncoder {
                 next += 1
                 continue
             }
-            var end = next
-            var bytes: UInt64 = 0
-            while end < entries.count, end - next < groupEntries, bytes < groupBytes, !isLarge(entries[end]) {
-                bytes += entries[end].source.size
-                end += 1
-            }
+            let end = groupEnd(entries, from: next)
             let group = Array(entries[next..<end])
             for (entry, encoded) in zip(group, try encodeConcurrently(group, level: level, destination: out.destination)) {
                 let written = try write(entry, encoded, at: position, to: out, unixTime: unixTime)
@@ -63,13 +64,59 @@ enum NewEntryEncoder {
         return (records, position)
     }
 
-    /// Writes one entry at `offset`.
+    /// Where the group of entries encoded together that starts at `start` ends: at most
+    /// `groupEntries` entries and about `groupBytes` bytes, none large (`start` itself when it is).
+    private static func groupEnd(_ entries: [RepackPlan.Added], from start: Int) -> Int {
+        var end = start
+        var bytes: UInt64 = 0
+        while end < entries.count, end - start < groupEntries, bytes < groupBytes, !isLarge(entries[end]) {
+            bytes += entries[end].source.size
+            end += 1
+        }
+        return end
+    }
+
+    /// Entries written one at a time among others (a repack's replacements in place, between
+    /// copied runs), encoded ahead of their turn a group at a time on every core, as `write`
+    /// encodes added entries. Large ones are left to `write(_:encoded:at:...)`, which streams them.
+    struct Lookahead {
+        /// In the order they are written, by the key they are asked for with.
+        private let keys: [Int]
+        private let entries: [RepackPlan.Added]
+        private let level: DeflateLevel
+        private let destination: String
+        private var next = 0
+        private var ready: [Int: Encoded] = [:]
+
+        init(_ entries: [(key: Int, entry: RepackPlan.Added)], level: DeflateLevel, destination: String) {
+            self.keys = entries.map(\.key)
+            self.entries = entries.map(\.entry)
+            self.level = level
+            self.destination = destination
+        }
+
+        /// The entry of `key` encoded (with the rest of its group, when it was not yet); nil for a large one.
+        mutating func encoded(_ key: Int) throws -> Encoded? {
+            if let encoded = ready.removeValue(forKey: key) { return encoded }
+            guard let start = keys[next...].firstIndex(of: key) else { return nil }
+            let end = NewEntryEncoder.groupEnd(entries, from: start)
+            next = max(end, start + 1)
+            guard end > start else { return nil }
+            let encoded = try encodeConcurrently(Array(entries[start..<end]), level: level, destination: destination)
+            for (groupKey, value) in zip(keys[start..<end], encoded) { ready[groupKey] = value }
+            return ready.removeValue(forKey: key)
+        }
+    }
+
+    /// Writes one entry at `offset`, `encoded` when it was encoded ahead (`Lookahead`).
     static func write(
-        _ entry: RepackPlan.Added, at offset: UInt64, to out: AtomicOutputFile, unixTime: Int64, level: Int32,
-        checkLimits: () throws -> Void = {}
+        _ entry: RepackPlan.Added, encoded: Encoded? = nil, at offset: UInt64, to out: AtomicOutputFile, unixTime: Int64,
+        level: DeflateLevel, checkLimits: () throws -> Void = {}
     ) throws -> Written {
+        if let encoded { return try write(entry, encoded, at: offset, to: out, unixTime: unixTime) }
         guard isLarge(entry) else {
-            return try write(entry, try encode(entry, level: level, destination: out.destination), at: offset, to: out, unixTime: unixTime)
+            let encoded = try encodeConcurrently([entry], level: level, destination: out.destination)[0]
+            return try write(entry, encoded, at: offset, to: out, unixTime: unixTime)
         }
         let dataOffset = offset + headerSize(entry, unixTime: unixTime)
         let source = try OpenedSource(entry.source)
@@ -81,7 +128,7 @@ enum NewEntryEncoder {
             return try writeHeaders(entry, try stored(), at: offset, to: out, unixTime: unixTime)
         }
         let deflated = try BlockDeflater.deflate(
-            size: source.size, reading: source.read, to: out, at: dataOffset, level: level, checkLimits: checkLimits)
+            size: source.size, reading: source.read, to: out, at: dataOffset, level: level.blocks, checkLimits: checkLimits)
         let encoded = deflated.compressedSize < deflated.uncompressedSize
             ? Encoded(method: 8, crc: deflated.crc, compressedSize: deflated.compressedSize, uncompressedSize: source.size)
             : try stored()
@@ -100,16 +147,24 @@ enum NewEntryEncoder {
 
     /// A file streamed (deflated on every core in blocks), rather than encoded in memory with others.
     private static func isLarge(_ entry: RepackPlan.Added) -> Bool {
-        entry.source.size > UInt64(BlockDeflater.blockSize)
+        if case .bytes(let bytes) = entry.source { return UInt64(bytes.count) > wholeBufferLimit }
+        return entry.source.size > UInt64(BlockDeflater.blockSize)
     }
 
-    /// Encodes a group of small entries, one per worker, in the group's order.
-    private static func encodeConcurrently(_ group: [RepackPlan.Added], level: Int32, destination: String) throws -> [Encoded] {
-        guard group.count > 1 else { return try group.map { try encode($0, level: level, destination: destination) } }
+    /// Encodes entries held or read whole, on every core (each worker with its own compressor),
+    /// results in the entries' order.
+    static func encodeConcurrently(_ group: [RepackPlan.Added], level: DeflateLevel, destination: String) throws -> [Encoded] {
         let results = GroupResults(count: group.count)
-        DispatchQueue.concurrentPerform(iterations: group.count) { index in
-            let result = Result { try encode(group[index], level: level, destination: destination) }
-            results.slots.withLock { $0[index] = result }
+        let workers = min(group.count, ProcessInfo.processInfo.activeProcessorCount)
+        DispatchQueue.concurrentPerform(iterations: max(workers, 1)) { _ in
+            let compressor = DeflateCompressor(level: level.wholeBuffer)
+            while let index = results.nextJob() {
+                let result = Result { () throws -> Encoded in
+                    guard let compressor else { throw OutputError(path: destination, reason: "libdeflate could not start compressing") }
+                    return try encode(group[index], with: compressor)
+                }
+                results.slots.withLock { $0[index] = result }
+            }
         }
         return try results.slots.withLock { $0 }.map { slot in
             guard let slot else { throw OutputError(path: destination, reason: "a worker stopped before its entry") }
@@ -119,46 +174,39 @@ enum NewEntryEncoder {
 
     private final class GroupResults: Sendable {
         let slots: Mutex<[Result<Encoded, any Error>?]>
+        private let next = Mutex(0)
 
         init(count: Int) {
             slots = Mutex(Array(repeating: nil, count: count))
         }
-    }
 
-    /// A small entry read and compressed in memory.
-    private static func encode(_ entry: RepackPlan.Added, level: Int32, destination: String) throws -> Encoded {
-        let source = try OpenedSource(entry.source)
-        let bytes = try source.read(offset: 0, count: Int(source.size))
-        let crc = bytes.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, uInt($0.count))) }
-        let stored = Encoded(method: 0, crc: crc, compressedSize: source.size, uncompressedSize: source.size, data: bytes)
-        guard entry.kind == .file, !bytes.isEmpty, !entry.stored else { return stored }
-        let deflated = try deflate(bytes, level: level, destination: destination)
-        guard deflated.count < bytes.count else { return stored }
-        return Encoded(method: 8, crc: crc, compressedSize: UInt64(deflated.count), uncompressedSize: source.size, data: deflated)
-    }
-
-    /// Raw deflate (negative window bits: zip stores no zlib header or Adler-32) of `bytes` at once.
-    private static func deflate(_ bytes: [UInt8], level: Int32, destination: String) throws -> [UInt8] {
-        var stream = z_stream()
-        guard deflateInit2_(&stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
-                            zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw OutputError(path: destination, reason: "zlib could not start compressing")
-        }
-        defer { deflateEnd(&stream) }
-        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(bytes.count))) + 64)
-        let produced: Int? = bytes.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { outputBuffer in
-                stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
-                stream.avail_in = uInt(input.count)
-                stream.next_out = outputBuffer.baseAddress
-                stream.avail_out = uInt(outputBuffer.count)
-                guard CZlib.deflate(&stream, Z_FINISH) == Z_STREAM_END else { return nil }
-                return outputBuffer.count - Int(stream.avail_out)
+        /// The next entry no worker has taken, if any.
+        func nextJob() -> Int? {
+            let count = slots.withLock { $0.count }
+            return next.withLock { next in
+                guard next < count else { return nil }
+                next += 1
+                return next - 1
             }
         }
-        guard let produced else { throw OutputError(path: destination, reason: "zlib failed while compressing") }
-        output.removeLast(output.count - produced)
-        return output
+    }
+
+    /// An entry read (or taken, when added as bytes) and compressed in memory.
+    private static func encode(_ entry: RepackPlan.Added, with compressor: DeflateCompressor) throws -> Encoded {
+        let bytes: [UInt8]
+        if case .bytes(let held) = entry.source {
+            bytes = held
+        } else {
+            let source = try OpenedSource(entry.source)
+            bytes = try source.read(offset: 0, count: Int(source.size))
+        }
+        let size = UInt64(bytes.count)
+        let crc = bytes.withUnsafeBytes { DeflateEngine.crc32($0) }
+        let stored = Encoded(method: 0, crc: crc, compressedSize: size, uncompressedSize: size, data: bytes)
+        guard entry.kind == .file, !entry.stored, let deflated = bytes.withUnsafeBytes({ compressor.compressIfSmaller($0) }) else {
+            return stored
+        }
+        return Encoded(method: 8, crc: crc, compressedSize: UInt64(deflated.count), uncompressedSize: size, data: deflated)
     }
 
     private static func headerSize(_ entry: RepackPlan.Added, unixTime: Int64) -> UInt64 {
@@ -203,7 +251,7 @@ enum NewEntryEncoder {
             try checkLimits()
             let count = Int(min(UInt64(chunkSize), source.size - done))
             let chunk = try source.read(offset: done, count: count)
-            crc = chunk.withUnsafeBufferPointer { UInt32(crc32(uLong(crc), $0.baseAddress, uInt($0.count))) }
+            crc = chunk.withUnsafeBytes { DeflateEngine.crc32($0, continuing: crc) }
             try out.write(chunk, at: offset + done)
             done += UInt64(count)
         }

@@ -206,7 +206,7 @@ public final class ZipArchive {
     }
 
     /// The folders anywhere below `path` whose own name satisfies `matches` (a bundle
-    /// extension, say), outer ones before the folders they hold, in name order. Walked node by
+    /// extension, say), outer ones before the folders they hold. Walked node by
     /// node over the children index, so the cost is the number of files and folders below
     /// `path` however deep they go; a path is built only for a folder that matches. Returns nil
     /// when more than `limit` folders match (the search stops there).
@@ -217,15 +217,15 @@ public final class ZipArchive {
         let index = try childrenIndex()
         var clock = workClock()
         var found: [FolderMatch] = []
-        // Depth first; children pushed in reverse name order so they come off in name order.
+        // Depth first (an outer match before the ones it holds), siblings in the order they first
+        // appear in the archive; the caller orders the matches as it needs.
         var pending: [(node: UInt32, nesting: Int, container: Int?)] = [(top, 0, nil)]
         while let (node, nesting, container) = pending.popLast() {
-            let children = index.of(node).filter { isFolder($0) }
+            let children = index.of(node)
             try clock.tick(children.count + 1)
-            var named = children.map { (node: $0, name: store.tree.component(of: $0)) }
-            named.sort { $0.name.lexicographicallyPrecedes($1.name) }
             var next: [(node: UInt32, nesting: Int, container: Int?)] = []
-            for (child, name) in named {
+            for child in children where isFolder(child) {
+                let name = store.tree.component(of: child)
                 if matches(name) {
                     guard found.count < limit else { return nil }
                     next.append((child, nesting + 1, found.count))
@@ -319,6 +319,10 @@ public final class ZipArchive {
         guard entry.uncompressedSize <= maximumSize else {
             throw .entryTooLarge(archive: path, entry: "\(entry.name)", size: entry.uncompressedSize, limit: maximumSize)
         }
+        if reading(of: entry) == .whole {
+            if let kept = recentReads.whole(of: entry) { return kept }
+            return try readWhole(entry)
+        }
         var result: [UInt8] = []
         result.reserveCapacity(Int(entry.uncompressedSize))
         try stream(entry) { chunk in result.append(contentsOf: chunk) }
@@ -354,22 +358,38 @@ public final class ZipArchive {
         WorkClock(deadline: deadline, seconds: limits.maximumSeconds, file: path)
     }
 
-    /// Streams an entry's uncompressed content in chunks, checking that it is exactly as long as
-    /// declared (libzip checks the CRC at the end).
+    /// Hands an entry's uncompressed content to `body` in chunks of at most `chunkSize` bytes,
+    /// checking that it is exactly as long as declared and has the declared CRC (see `Reading`:
+    /// a deflated entry that fits is inflated whole first, one that does not is streamed).
     public func stream(
         _ entry: ArchiveEntry, chunkSize: Int = 1 << 16, _ body: (UnsafeRawBufferPointer) throws -> Void
     ) throws(ArchiveError) {
-        let reader = try EntryStream(archive: self, entry: entry)
-        var buffer = [UInt8](repeating: 0, count: max(1, chunkSize))
-        while true {
-            let count = try reader.read(into: &buffer)
-            if count == 0 { break }
-            do {
-                try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            } catch let error as ArchiveError {
-                throw error
-            } catch {
-                throw .dataError(archive: path, entry: "\(entry.name)", reason: "\(error)")
+        let chunkSize = max(1, chunkSize)
+        switch reading(of: entry) {
+        case .stored:
+            try streamStored(entry, chunkSize: chunkSize, body)
+        case .whole:
+            let bytes: [UInt8]
+            if let kept = recentReads.whole(of: entry) { bytes = kept } else { bytes = try readWhole(entry) }
+            try reportingAsEntry(entry) {
+                try bytes.withUnsafeBytes { all in
+                    var start = 0
+                    while start < all.count {
+                        let end = min(all.count, start + chunkSize)
+                        try body(UnsafeRawBufferPointer(rebasing: all[start..<end]))
+                        start = end
+                    }
+                }
+            }
+        case .streamed:
+            let reader = try EntryStream(archive: self, entry: entry)
+            var buffer = [UInt8](repeating: 0, count: chunkSize)
+            while true {
+                let count = try reader.read(into: &buffer)
+                if count == 0 { break }
+                try reportingAsEntry(entry) {
+                    try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                }
             }
         }
     }

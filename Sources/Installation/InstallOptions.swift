@@ -24,7 +24,7 @@ public struct InstallOptions: Sendable, Equatable {
             guard (1...3).contains(pieces.count) else { return nil }
             var parts: [Int] = []
             for piece in pieces {
-                guard !piece.isEmpty, piece.count <= 3, piece.allSatisfy(\.isASCII), let number = Int(piece) else { return nil }
+                guard !piece.isEmpty, piece.count <= 3, piece.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(piece) else { return nil }
                 parts.append(number)
             }
             self.parts = parts

@@ -1,4 +1,4 @@
-import CZlib
+import Deflate
 
 /// A four-letter chunk type code such as `IHDR`. The case of each letter carries a property bit
 /// (PNG §5.4): the first says critical (upper) or ancillary (lower), the fourth says whether an
@@ -118,18 +118,7 @@ public struct PNGChunk: Sendable, Equatable {
 
     /// zlib's CRC-32 (the PNG one) of `type` followed by `data`.
     static func crc32(type: PNGChunkType, data: ArraySlice<UInt8>) -> UInt32 {
-        var crc = type.bytes.withUnsafeBufferPointer { typeBytes in
-            CZlib.crc32(0, typeBytes.baseAddress, 4)
-        }
-        data.withUnsafeBufferPointer { payload in
-            // zlib takes a 32-bit length; feed large payloads in pieces.
-            var start = 0
-            while start < payload.count {
-                let piece = min(payload.count - start, 1 << 30)
-                crc = CZlib.crc32(crc, payload.baseAddress.map { $0 + start }, UInt32(piece))
-                start += piece
-            }
-        }
-        return UInt32(truncatingIfNeeded: crc)
+        let crc = type.bytes.withUnsafeBytes { DeflateEngine.crc32($0) }
+        return data.withUnsafeBytes { DeflateEngine.crc32($0, continuing: crc) }
     }
 }

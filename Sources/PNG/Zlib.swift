@@ -1,4 +1,5 @@
 import CZlib
+import Deflate
 import FormatSupport
 
 /// How the deflate data in IDAT is wrapped.
@@ -29,7 +30,9 @@ enum ImageDataInflater {
     static let inflateWindow = 1 << 20
 
     /// Inflates the IDAT payloads `ranges` of `file` as one stream into exactly `expectedSize`
-    /// bytes.
+    /// bytes: in one call (`DeflateEngine`, see `inflateWhole`) when the data is one clean
+    /// stream of that size, as almost every image's is; otherwise through zlib as follows, which
+    /// decides what anything unusual means and reports every fault.
     ///
     /// - Output is capped: if the stream would produce even one byte more, it throws
     ///   `PNG_DATA_SIZE` at once, so a zlib bomb costs at most `expectedSize` bytes of memory.
@@ -39,6 +42,20 @@ enum ImageDataInflater {
     ///   tolerated (nothing more is needed); a wrong Adler-32 is reported in the result.
     /// - Output is produced a window at a time, with `clock` checked between windows.
     static func inflate(
+        file: [UInt8], ranges: [Range<Int>], framing: DeflateFraming, expectedSize: Int, firstChunkOffset: Int,
+        clock: WorkClock = .unlimited
+    ) throws(PNGError) -> InflatedImageData {
+        if let whole = inflateWhole(file: file, ranges: ranges, framing: framing, expectedSize: expectedSize) {
+            var clock = clock
+            if clock.isExpired(after: expectedSize) { throw PNGError(.timeLimit, clock.timeLimitMessage) }
+            return whole
+        }
+        return try inflateStreaming(
+            file: file, ranges: ranges, framing: framing, expectedSize: expectedSize, firstChunkOffset: firstChunkOffset, clock: clock)
+    }
+
+    /// The zlib path of `inflate`, for data `inflateWhole` does not take.
+    static func inflateStreaming(
         file: [UInt8], ranges: [Range<Int>], framing: DeflateFraming, expectedSize: Int, firstChunkOffset: Int,
         clock: WorkClock = .unlimited
     ) throws(PNGError) -> InflatedImageData {
@@ -59,6 +76,33 @@ enum ImageDataInflater {
         }
         if let failure { throw failure }
         return InflatedImageData(bytes: output, adlerMismatch: adlerMismatch)
+    }
+
+    /// The image data inflated in one call when the joined payloads are one stream (behind a
+    /// valid zlib header, for `.zlib`) of exactly `expectedSize` bytes; nil otherwise. A zlib
+    /// trailer is compared when all four bytes are there, as zlib does.
+    static func inflateWhole(file: [UInt8], ranges: [Range<Int>], framing: DeflateFraming, expectedSize: Int) -> InflatedImageData? {
+        guard ranges.allSatisfy({ $0.lowerBound >= 0 && $0.upperBound <= file.count }), let first = ranges.first else { return nil }
+        // Most images have one IDAT: its bytes are used in place.
+        let joined = ranges.count == 1 ? file[first] : ArraySlice(ranges.flatMap { file[$0] })
+        let header = framing == .zlib ? 2 : 0
+        guard joined.count > header else { return nil }
+        if framing == .zlib, !DeflateFraming.looksLikeZlibHeader(joined[joined.startIndex], joined[joined.startIndex + 1]) {
+            return nil
+        }
+        var consumed: Int?
+        let bytes = [UInt8](unsafeUninitializedCapacity: expectedSize) { buffer, initialized in
+            let outcome = joined.withUnsafeBytes { input in
+                DeflateEngine.inflate(UnsafeRawBufferPointer(rebasing: input[header...]), into: UnsafeMutableRawBufferPointer(buffer))
+            }
+            if case .complete(let used) = outcome { consumed = used }
+            initialized = consumed == nil ? 0 : expectedSize
+        }
+        guard let consumed else { return nil }
+        let trailer = joined.dropFirst(header + consumed).prefix(4)
+        guard framing == .zlib, trailer.count == 4 else { return InflatedImageData(bytes: bytes, adlerMismatch: false) }
+        let declared = trailer.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        return InflatedImageData(bytes: bytes, adlerMismatch: declared != bytes.withUnsafeBytes { DeflateEngine.adler32($0) })
     }
 
     /// Returns whether the Adler-32 mismatched.

@@ -299,8 +299,8 @@ struct Judgement {
             }
             if let listed = attributes.cdHashes2 {
                 // Every listed digest must be one of the CodeDirectories'; every SHA-256-or-stronger
-                // CodeDirectory must be listed. A SHA-1 one may be left out: codesign and zsign list
-                // only the agile (SHA-256 and up) hashes in this attribute (see CMSBuilder).
+                // CodeDirectory must be listed. A SHA-1 one may be left out: other signers list only
+                // the agile (SHA-256 and up) hashes in this attribute (see CMSBuilder).
                 let actual = Set(signature.codeDirectories.compactMap(\.digest))
                 let listedDigests = Set(listed.map(\.digest))
                 let required = signature.codeDirectories.filter { $0.hashType != .sha1 }.compactMap(\.digest)

@@ -32,9 +32,8 @@ public enum Resigner {
         }
         let signed = try ArchiveSigner.sign(
             inspection.archive, profiles: profiles(inspection.profileAssignments), request: signing)
-        let verifyIPA: ArchiveWriter.Verification = { path, limits in _ = try IPAArchive(path: path, limits: limits) }
         let summary = try ArchiveWriter.repack(
-            inspection.archive.archive.zip, to: output, edits: signed.edits, options: repack, verifying: verifyIPA)
+            inspection.archive.archive.zip, to: output, edits: signed.edits, options: repack, verifying: ArchiveWriter.verifyingIPA)
         return Outcome(
             report: inspection.report, written: true, outputSize: summary.outputSize,
             signedBundles: reportBundles(signed, of: inspection.archive))

@@ -87,19 +87,18 @@ public enum Wrapper {
             edits = signed.edits
             signedBundles = Resigner.reportBundles(signed, of: archive)
         }
-        let verifyIPA: ArchiveWriter.Verification = { path, limits in _ = try IPAArchive(path: path, limits: limits) }
 
         let size: UInt64
         switch request.format {
         case .ipa:
             size = try ArchiveWriter.repack(
-                archive.archive.zip, to: request.output, edits: edits, options: request.repack, verifying: verifyIPA,
+                archive.archive.zip, to: request.output, edits: edits, options: request.repack, verifying: ArchiveWriter.verifyingIPA,
                 continuing: early
             ).outputSize
         case .mdx:
             size = try MDXContainer.write(
                 wrapping: archive, icon: inspection.icon, edits: edits, policy: policy, request: request,
-                verify: verifyIPA)
+                verify: ArchiveWriter.verifyingIPA)
         }
         return WrapOutcome(report: report, written: true, policy: policy, outputSize: size, signedBundles: signedBundles)
     }

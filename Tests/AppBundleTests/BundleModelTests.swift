@@ -63,10 +63,25 @@ import TestSupport
         #expect(appex.infoPlistProblem == nil)
     }
 
-    @Test func readsTheIsignBinaryInfoPlist() throws {
+    /// An app as Xcode builds it: a binary Info.plist and a fat armv7 + arm64 executable.
+    @Test func readsAnXcodeBuildsBinaryInfoPlist() throws {
+        var builder = IPABuilder(appName: XcodeShapedApp.appName)
+        builder.rawInfoPlist = try XcodeShapedApp.bytes("Info.plist")
+        builder.executable = try XcodeShapedApp.bytes(XcodeShapedApp.appName)
+        let (model, _) = try archive(builder)
+        #expect(model.app.infoPlist?.format == .binary)
+        #expect(model.app.bundleIdentifier == XcodeShapedApp.bundleIdentifier)
+        #expect(model.app.minimumOSVersion == "12.0")
+        let executable = try #require(try model.machO(at: "Payload/\(XcodeShapedApp.appName).app/\(XcodeShapedApp.appName)"))
+        #expect(executable.architectureNames == ["armv7", "arm64"])
+    }
+
+    /// The same on a real Xcode 7.2 build, isign's `Test.app` (`../shared`).
+    @Test(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
+    func readsTheIsignBinaryInfoPlist() throws {
         var builder = IPABuilder(appName: "isignTestApp")
-        builder.rawInfoPlist = try Fixtures.bytes("isign/Test.app/Info.plist")
-        builder.executable = try Fixtures.bytes("isign/Test.app/isignTestApp")
+        builder.rawInfoPlist = try IsignFixture.bytes("Test.app/Info.plist")
+        builder.executable = try IsignFixture.bytes("Test.app/isignTestApp")
         let (model, _) = try archive(builder)
         #expect(model.app.infoPlist?.format == .binary)
         #expect(model.app.bundleIdentifier == "com.saucelabs.isignTestApp")

@@ -9,9 +9,9 @@ import TestSupport
     /// Every target of the package, by layer, lowest first. A new target must be added here (and to
     /// ARCHITECTURE.md): an unplaced target fails the test.
     static let layers: [(name: String, targets: Set<String>)] = [
-        ("C shims", ["CLibzip", "CLibxml2", "CZlib", "CLibcrypto", "CSystemShims"]),
+        ("C shims", ["CLibzip", "CLibxml2", "CZlib", "CLibdeflate", "CLibcrypto", "CSystemShims"]),
         ("formats", [
-            "FormatSupport", "XMLSupport", "IPAArchive", "PropertyList", "PNG", "LZFSE", "AssetCatalog", "MachO",
+            "FormatSupport", "Deflate", "XMLSupport", "IPAArchive", "PropertyList", "PNG", "LZFSE", "AssetCatalog", "MachO",
             "Policy", "CMS", "SigningIdentity", "CodeSignature", "ProvisioningProfile",
         ]),
         ("bundle model", ["AppBundle"]),

@@ -4,14 +4,15 @@ import PNG
 import TestSupport
 import Testing
 
-/// The Assets.car of isign's Test.app (Xcode 7.2, CoreUI 371.4): two PDF image sets, their bitmaps
-/// packed into one LZFSE atlas per scale and reached through internal links.
-@Suite("isign Test.app Assets.car")
+/// The Assets.car of isign's Test.app (Xcode 7.2, CoreUI 371.4, in `../shared`): two PDF image
+/// sets, their bitmaps packed into one LZFSE atlas per scale and reached through internal links.
+/// `XcodeShapedCatalogTests` checks the generated catalog of the same shape.
+@Suite("isign Test.app Assets.car", .enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
 struct IsignCatalogTests {
     let catalog: AssetCatalog
 
     init() throws {
-        catalog = try AssetCatalog(bytes: try Fixtures.bytes("isign/Test.app/Assets.car"))
+        catalog = try AssetCatalog(bytes: try IsignFixture.bytes("Test.app/Assets.car"))
     }
 
     @Test func header() {

@@ -77,16 +77,27 @@ import TestSupport
         if listed.status == 65 { #expect(listed.stderr.contains("error[CAR_"), "\(name): \(listed.stderr)") }
     }
 
-    @Test func listsTheRealIsignCatalog() throws {
+    /// Xcode's catalog of PDF image sets, their bitmaps packed in LZFSE atlases.
+    @Test func listsAnXcodeCatalog() throws {
+        try Self.expectListed(try XcodeShapedApp.bytes("Assets.car"), renditions: 11)
+    }
+
+    /// The same on a real one, isign's `Test.app` (Xcode 7.2, `../shared`).
+    @Test(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
+    func listsTheRealIsignCatalog() throws {
+        try Self.expectListed(try IsignFixture.bytes("Test.app/Assets.car"), renditions: 11)
+    }
+
+    static func expectListed(_ catalog: [UInt8], renditions count: Int) throws {
         var builder = IPABuilder()
-        builder.addFile("Assets.car", try Fixtures.bytes("isign/Test.app/Assets.car"))
+        builder.addFile("Assets.car", catalog)
         let scratch = try ScratchDirectory("car")
         let input = try scratch.write("App.ipa", builder.bytes())
         let result = try Command.ipawrap(["assets", "list", input, "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let listing = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         let renditions = try #require(listing["renditions"] as? [[String: Any]])
-        #expect(renditions.count == 11)
+        #expect(renditions.count == count)
         #expect(renditions.contains { $0["compression"] as? String == "lzfse" })
         #expect(try Command.ipawrap(["assets", "list", try scratch.write("None.ipa", IPABuilder().bytes())]).status == 1)
     }

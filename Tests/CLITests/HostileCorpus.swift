@@ -166,7 +166,7 @@ enum HostileCorpus {
             for index in 0..<299 { zip.file("Payload/A.app/f\(index)", [UInt8(index & 0xFF)], compression: .stored) }
             return zip.bytes()
         }(), refused("ARCHIVE_TOO_MANY_ENTRIES", ["--max-entries", "256"]))
-        add("archive-not-an-app.ipa", "archive: isign's NotAnApp.ipa, a zip with no Payload/", try Fixtures.bytes("isign/NotAnApp.ipa"),
+        add("archive-not-an-app.ipa", "archive: a zip with no Payload/, only NotAnApp.txt", HostileArchives.notAnApp(),
             refused("ARCHIVE_NO_APP"))
         // A name 32,000 folders deep (64 KB): its folders cost memory and time linear in its
         // bytes (the folder index and name checks were quadratic: 1.09 GB under 16M). More deep

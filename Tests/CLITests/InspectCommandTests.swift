@@ -101,7 +101,18 @@ import TestSupport
 
     @Test func badInputsGiveSixtyFiveAndMissingFilesSeventyFour() throws {
         let scratch = try ScratchDirectory("cli-inspect")
-        let notAnApp = Fixtures.path("isign/NotAnApp.ipa")
+        try Self.expectRefused(try scratch.write("NotAnApp.ipa", HostileArchives.notAnApp()), scratch: scratch)
+    }
+
+    /// The same with a zip another project made, isign's `NotAnApp.ipa` (`../shared`).
+    @Test(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
+    func isignsNotAnAppGivesSixtyFive() throws {
+        let scratch = try ScratchDirectory("cli-inspect")
+        try Self.expectRefused(IsignFixture.path("NotAnApp.ipa"), scratch: scratch)
+    }
+
+    static func expectRefused(_ notAnApp: String, scratch: ScratchDirectory) throws {
+        let before = try Fixtures.bytesAt(notAnApp)
         for command in ["inspect", "check", "icon"] {
             var arguments = [command, notAnApp]
             if command == "icon" { arguments += ["-o", scratch.path("icon.png")] }
@@ -111,7 +122,8 @@ import TestSupport
             let missing = try Command.ipawrap([command, scratch.path("absent.ipa")] + arguments.dropFirst(2))
             #expect(missing.status == 74)
         }
-        #expect(scratch.listing().isEmpty)
+        #expect(scratch.listing().allSatisfy { $0 == "NotAnApp.ipa" })
+        #expect(try Fixtures.bytesAt(notAnApp) == before)
     }
 
     @Test func iconWritesAStandardPNGThatAnIndependentDecoderAccepts() throws {

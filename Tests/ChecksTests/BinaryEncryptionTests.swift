@@ -6,8 +6,8 @@ import Reporting
 import Testing
 import TestSupport
 
-/// `APP_ENCRYPTED` and `BINARY_UNREADABLE`, on generated images, hostile images and the isign
-/// fixture app.
+/// `APP_ENCRYPTED` and `BINARY_UNREADABLE`, on generated images, hostile images, an app as Xcode
+/// builds it (`XcodeShapedApp`) and a real Xcode 7.2 build (isign's, in `../shared`).
 @Suite struct BinaryEncryptionTests {
     @Test func encryptedMainExecutableIsAnError() throws {
         let report = try BinaryFixture.report(BinaryFixture.app { $0.encryption = .init(cryptID: 1) })
@@ -132,46 +132,74 @@ import TestSupport
             .filter { $0.hasSuffix(".macho") }.sorted()
     }
 
-    // MARK: The isign fixture app
+    // MARK: Apps as Xcode builds them
 
-    /// The isign test app (Xcode 7.2, fat armv7 + arm64, cryptid 0) zipped as an IPA.
-    static func isignApp(executable: [UInt8]? = nil) throws -> IPABuilder {
-        var builder = IPABuilder(appName: "isignTestApp", bundleIdentifier: "com.saucelabs.isignTestApp")
-        builder.rawInfoPlist = try Fixtures.bytes("isign/Test.app/Info.plist")
-        builder.executable = try executable ?? Fixtures.bytes("isign/Test.app/isignTestApp")
-        builder.addFile("Assets.car", try Fixtures.bytes("isign/Test.app/Assets.car"))
-        builder.addFile(
-            "Frameworks/libswiftContacts.dylib", try Fixtures.bytes("isign/Test.app/Frameworks/libswiftContacts.dylib"),
-            mode: 0o100755)
-        return builder
-    }
+    /// An Xcode build (fat armv7 + arm64, cryptid 0) zipped as an IPA: its Info.plist, executable,
+    /// catalog and Swift dylib.
+    struct XcodeBuild: Sendable {
+        let appName: String
+        let bundleIdentifier: String
+        let executable: String
+        let dylib: String
+        let read: @Sendable (String) throws -> [UInt8]
 
-    @Test func isignFixtureAppHasNoBinaryFindings() throws {
-        let report = try BinaryFixture.report(try Self.isignApp())
-        #expect(report.binaryCodes.isEmpty, "\(report.findings)")
-        #expect(report.sdks.isEmpty)
-        #expect(report.app.executable?.architectures == ["armv7", "arm64"])
-    }
+        static let generated = XcodeBuild(
+            appName: XcodeShapedApp.appName, bundleIdentifier: XcodeShapedApp.bundleIdentifier,
+            executable: XcodeShapedApp.appName, dylib: XcodeShapedApp.dylibPath, read: { try XcodeShapedApp.bytes($0) })
+        static let isign = XcodeBuild(
+            appName: "isignTestApp", bundleIdentifier: "com.saucelabs.isignTestApp", executable: "isignTestApp",
+            dylib: "Frameworks/libswiftContacts.dylib", read: { try IsignFixture.bytes("Test.app/" + $0) })
 
-    @Test func isignFixtureWithCryptidPatchedToOneIsEncrypted() throws {
-        var bytes = try Fixtures.bytes("isign/Test.app/isignTestApp")
-        let file = try MachOFile(bytes: bytes)
-        for slice in file.slices {
-            let command = try #require(slice.loadCommands.first { $0.type == .encryptionInfo || $0.type == .encryptionInfo64 })
-            // cryptoff, cryptsize, cryptid follow the 8-byte command prefix; both slices are little-endian.
-            MachOBuilder.patch(&bytes, uint32: 1, at: Int(slice.offset) + command.offset + 16, .little)
+        func app(executable bytes: [UInt8]? = nil) throws -> IPABuilder {
+            var builder = IPABuilder(appName: appName, bundleIdentifier: bundleIdentifier)
+            builder.rawInfoPlist = try read("Info.plist")
+            builder.executable = try bytes ?? read(executable)
+            builder.addFile("Assets.car", try read("Assets.car"))
+            builder.addFile(dylib, try read(dylib), mode: 0o100755)
+            return builder
         }
-        let report = try BinaryFixture.report(try Self.isignApp(executable: bytes))
-        let finding = try #require(report.findings(.appEncrypted).first)
-        #expect(finding.message.contains("the armv7, arm64 slices are App Store encrypted"))
 
-        // llvm-objdump, an independent reader, agrees that the patch set cryptid.
-        guard Command.exists("llvm-objdump") else { return }
-        let scratch = try ScratchDirectory("cryptid")
-        let path = try scratch.write("isignTestApp", bytes)
-        let dump = try Command.run("llvm-objdump", ["--macho", "--private-headers", "--arch=all", path])
-        let cryptids = dump.stdout.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("cryptid ") }
-        #expect(cryptids.count == 2)
-        #expect(cryptids.allSatisfy { $0.hasSuffix(" 1") }, "\(cryptids)")
+        func hasNoBinaryFindings() throws {
+            let report = try BinaryFixture.report(try app())
+            #expect(report.binaryCodes.isEmpty, "\(report.findings)")
+            #expect(report.sdks.isEmpty)
+            #expect(report.app.executable?.architectures == ["armv7", "arm64"])
+        }
+
+        func withCryptidPatchedToOneIsEncrypted() throws {
+            var bytes = try read(executable)
+            let file = try MachOFile(bytes: bytes)
+            for slice in file.slices {
+                let command = try #require(slice.loadCommands.first { $0.type == .encryptionInfo || $0.type == .encryptionInfo64 })
+                // cryptoff, cryptsize, cryptid follow the 8-byte command prefix; both slices are little-endian.
+                MachOBuilder.patch(&bytes, uint32: 1, at: Int(slice.offset) + command.offset + 16, .little)
+            }
+            let report = try BinaryFixture.report(try app(executable: bytes))
+            let finding = try #require(report.findings(.appEncrypted).first)
+            #expect(finding.message.contains("the armv7, arm64 slices are App Store encrypted"))
+
+            // llvm-objdump, an independent reader, agrees that the patch set cryptid.
+            guard Command.exists("llvm-objdump") else { return }
+            let scratch = try ScratchDirectory("cryptid")
+            let path = try scratch.write(executable, bytes)
+            let dump = try Command.run("llvm-objdump", ["--macho", "--private-headers", "--arch=all", path])
+            let cryptids = dump.stdout.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("cryptid ") }
+            #expect(cryptids.count == 2)
+            #expect(cryptids.allSatisfy { $0.hasSuffix(" 1") }, "\(cryptids)")
+        }
+    }
+
+    @Test func anXcodeBuildHasNoBinaryFindings() throws { try XcodeBuild.generated.hasNoBinaryFindings() }
+
+    @Test func anXcodeBuildWithCryptidPatchedToOneIsEncrypted() throws {
+        try XcodeBuild.generated.withCryptidPatchedToOneIsEncrypted()
+    }
+
+    @Test(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
+    func isignFixtureAppHasNoBinaryFindings() throws { try XcodeBuild.isign.hasNoBinaryFindings() }
+
+    @Test(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
+    func isignFixtureWithCryptidPatchedToOneIsEncrypted() throws {
+        try XcodeBuild.isign.withCryptidPatchedToOneIsEncrypted()
     }
 }

@@ -4,22 +4,164 @@ import PropertyList
 import TestSupport
 import Testing
 
-/// `_CodeSignature/CodeResources` read, written, evaluated and rebuilt, against the one Xcode wrote
-/// for isign's Test.app.
-@Suite struct CodeResourcesTests {
-    static let app = Fixtures.url("isign/Test.app")
-    static let codeResources = "isign/Test.app/_CodeSignature/CodeResources"
-    /// Listed in the seal but removed from the fixture upstream.
-    static let trimmed = [
-        "Frameworks/libswiftCore.dylib", "Frameworks/libswiftCoreGraphics.dylib", "Frameworks/libswiftCoreImage.dylib",
-        "Frameworks/libswiftDarwin.dylib", "Frameworks/libswiftDispatch.dylib", "Frameworks/libswiftFoundation.dylib",
-        "Frameworks/libswiftObjectiveC.dylib", "Frameworks/libswiftUIKit.dylib", "embedded.mobileprovision",
-    ]
+/// `_CodeSignature/CodeResources` read, written, evaluated and rebuilt: against the seal of the
+/// generated Xcode-shaped app (`XcodeShapedApp`, written independently in codesign's layout) and
+/// against the one Xcode 7.2 wrote for isign's Test.app (`../shared`). Both list files the bundle
+/// does not hold.
+struct XcodeSeal {
+    let app: URL
+    let mainExecutable: String
+    /// Listed in the seal but absent from the bundle.
+    let trimmed: [String]
+    let hashTypes: [HashType]
+    /// Kept alive while `app` is used.
+    let scratch: ScratchDirectory?
 
+    var codeResources: [UInt8] {
+        get throws { try Fixtures.bytesAt(app.appendingPathComponent("_CodeSignature/CodeResources").path) }
+    }
+
+    static func generated() throws -> XcodeSeal {
+        let scratch = try ScratchDirectory("xcode-seal")
+        return XcodeSeal(
+            app: try XcodeShapedApp.folder(in: scratch), mainExecutable: XcodeShapedApp.appName,
+            trimmed: XcodeShapedApp.trimmed.sorted(), hashTypes: [.sha1, .sha256], scratch: scratch)
+    }
+
+    static func isign() -> XcodeSeal {
+        XcodeSeal(
+            app: IsignFixture.appURL, mainExecutable: "isignTestApp",
+            trimmed: [
+                "Frameworks/libswiftCore.dylib", "Frameworks/libswiftCoreGraphics.dylib", "Frameworks/libswiftCoreImage.dylib",
+                "Frameworks/libswiftDarwin.dylib", "Frameworks/libswiftDispatch.dylib", "Frameworks/libswiftFoundation.dylib",
+                "Frameworks/libswiftObjectiveC.dylib", "Frameworks/libswiftUIKit.dylib", "embedded.mobileprovision",
+            ],
+            hashTypes: [.sha1], scratch: nil)
+    }
+
+    func writesBackByteForByte() throws {
+        let bytes = try codeResources
+        #expect(try CodeResources(bytes: bytes).serialized() == bytes)
+    }
+
+    /// Python's plistlib reads the same seal.
+    func pythonReadsTheSameSeal() throws {
+        let resources = try CodeResources(bytes: try codeResources)
+        let script = """
+            import plistlib, sys
+            p = plistlib.load(open(sys.argv[1], 'rb'))
+            for key in ('files', 'files2'):
+                for path, value in p[key].items():
+                    h = value if isinstance(value, bytes) else value['hash']
+                    print(key, path, h.hex(), 'optional' if isinstance(value, dict) and value.get('optional') else '')
+            """
+        let result = try Command.run("python3", ["-c", script, app.appendingPathComponent("_CodeSignature/CodeResources").path])
+        try #require(result.status == 0, "\(result.stderr)")
+        var lines: [String] = []
+        for (key, seals) in [("files", resources.files ?? []), ("files2", resources.files2 ?? [])] {
+            for seal in seals {
+                guard case .file(let hashes) = seal.content, let sha1 = hashes[.sha1] else { continue }
+                lines.append("\(key) \(seal.path) \(hex(sha1)) \(seal.isOptional ? "optional" : "")")
+            }
+        }
+        #expect(lines == result.stdout.split(separator: "\n").map(String.init))
+    }
+
+    /// Rebuilding the seal from the bundle with its own rules gives the seal, less the files the
+    /// bundle no longer has.
+    func rebuildingGivesTheSeal() throws {
+        let resources = try CodeResources(bytes: try codeResources)
+        let builder = CodeResourcesBuilder(
+            rules: try #require(resources.rules), rules2: try #require(resources.rules2), hashTypes: hashTypes)
+        let entries = try BundleOnDisk.entries(of: app)
+        let requests = try builder.requests(for: entries, mainExecutable: mainExecutable)
+        let built = try builder.build(
+            for: entries, mainExecutable: mainExecutable, facts: try BundleOnDisk.facts(for: requests, in: app))
+        let present = { (seal: CodeResources.Seal) in !trimmed.contains(seal.path) }
+        #expect(built.files == resources.files?.filter(present))
+        #expect(built.files2 == resources.files2?.filter(present))
+        #expect(built.rules == resources.rules)
+        #expect(built.rules2 == resources.rules2)
+    }
+
+    /// Verifying the bundle against its seal finds exactly the trimmed files missing; changing a
+    /// sealed file, adding one and replacing one by a symlink are each reported.
+    func verificationFindsWhatChanged() throws {
+        let resources = try CodeResources(bytes: try codeResources)
+        let entries = try BundleOnDisk.entries(of: app)
+        func check(_ entries: [ResourceEntry], root: URL) throws -> [ResourceDiscrepancy] {
+            let facts = try BundleOnDisk.facts(for: try resources.verificationRequests(for: entries), in: root)
+            return try resources.discrepancies(for: entries, mainExecutable: mainExecutable, facts: facts)
+        }
+        #expect(try check(entries, root: app) == trimmed.map { .missing(path: $0) })
+
+        let scratch = try ScratchDirectory("code-resources")
+        let copy = scratch.url.appendingPathComponent("Copy.app")
+        try FileManager.default.copyItem(at: app, to: copy)
+        try Data("changed".utf8).write(to: copy.appendingPathComponent("Assets.car"))
+        try Data("new".utf8).write(to: copy.appendingPathComponent("Added.txt"))
+        try FileManager.default.removeItem(at: copy.appendingPathComponent("PkgInfo"))
+        try FileManager.default.createSymbolicLink(atPath: copy.appendingPathComponent("PkgInfo").path, withDestinationPath: "Info.plist")
+        let changed = try check(try BundleOnDisk.entries(of: copy), root: copy)
+        #expect(changed.contains(.modified(path: "Assets.car")))
+        #expect(changed.contains(.unsealed(path: "Added.txt")))
+        // files2 omits PkgInfo: verification of a version 2 seal ignores it.
+        #expect(!changed.contains { $0.path == "PkgInfo" })
+        #expect(changed.count == trimmed.count + 2)
+    }
+}
+
+@Suite struct XcodeShapedCodeResourcesTests {
+    @Test func writesBackByteForByte() throws {
+        let seal = try XcodeSeal.generated()
+        try seal.writesBackByteForByte()
+        let resources = try CodeResources(bytes: try seal.codeResources)
+        #expect(resources.files?.count == 13)
+        #expect(resources.files2?.count == 11)
+        #expect(resources.rules?.map(\.pattern) == ResourceRule.iOSRules.map(\.pattern).sorted())
+        #expect(resources.rules2?.count == 10)
+        // Current codesign seals files2 with SHA-1 and SHA-256; lproj files other than Base.lproj's
+        // are optional.
+        guard case .file(let hashes)? = resources.seal(for: "Assets.car")?.content else {
+            Issue.record("Assets.car is not sealed as a file")
+            return
+        }
+        #expect(Set(hashes.keys) == [.sha1, .sha256])
+        #expect(resources.seal(for: XcodeShapedApp.optionalResource)?.optional == true)
+        #expect(resources.seal(for: "Base.lproj/Main.storyboardc/Info.plist")?.isOptional == false)
+    }
+
+    @Test func pythonReadsTheSameSeal() throws { try XcodeSeal.generated().pythonReadsTheSameSeal() }
+
+    /// Current rules2: Info.plist and PkgInfo omitted (weight 20), the main executable and
+    /// `_CodeSignature` excluded, a Swift dylib sealed as a plain file, `fr.lproj` optional.
+    @Test func rulesDecideAsCodesignDoes() throws {
+        let seal = try XcodeSeal.generated()
+        let resources = try CodeResources(bytes: try seal.codeResources)
+        let rules2 = try ResourceRuleSet(try #require(resources.rules2))
+        let decisions = try rules2.decide(try BundleOnDisk.entries(of: seal.app), mainExecutable: seal.mainExecutable)
+        let outcome = Dictionary(uniqueKeysWithValues: decisions.map { ($0.path, $0.outcome) })
+        #expect(outcome["Info.plist"] == .omitted)
+        #expect(outcome["PkgInfo"] == .omitted)
+        #expect(outcome[seal.mainExecutable] == .excluded)
+        #expect(outcome["_CodeSignature"] == .excluded)
+        #expect(outcome[XcodeShapedApp.dylibPath] == .sealed)
+        #expect(outcome["Assets.car"] == .sealed)
+        #expect(decisions.first { $0.path == XcodeShapedApp.optionalResource }?.isOptional == true)
+        #expect(decisions.first { $0.path == "Base.lproj/Main.storyboardc/Info.plist" }?.isOptional == false)
+    }
+
+    @Test func rebuildingGivesTheSeal() throws { try XcodeSeal.generated().rebuildingGivesTheSeal() }
+    @Test func verificationFindsWhatChanged() throws { try XcodeSeal.generated().verificationFindsWhatChanged() }
+}
+
+/// Xcode 7.2's seal of isign's `Test.app` (`../shared`).
+@Suite(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
+struct CodeResourcesTests {
     @Test func xcodesFileWritesBackByteForByte() throws {
-        let bytes = try Fixtures.bytes(Self.codeResources)
-        let resources = try CodeResources(bytes: bytes)
-        #expect(try resources.serialized() == bytes)
+        let seal = XcodeSeal.isign()
+        try seal.writesBackByteForByte()
+        let resources = try CodeResources(bytes: try seal.codeResources)
         #expect(resources.files?.count == 20)
         #expect(resources.files2?.count == 18)
         #expect(resources.rules?.map(\.pattern) == ["^", "^.*\\.lproj/", "^.*\\.lproj/locversion.plist$", "^version.plist$"])
@@ -36,36 +178,16 @@ import Testing
         #expect(Array(hashes.keys) == [.sha1])
     }
 
-    /// Python's plistlib reads the same seal.
-    @Test func pythonReadsTheSameSeal() throws {
-        let resources = try CodeResources(bytes: try Fixtures.bytes(Self.codeResources))
-        let script = """
-            import plistlib, sys
-            p = plistlib.load(open(sys.argv[1], 'rb'))
-            for key in ('files', 'files2'):
-                for path, value in p[key].items():
-                    h = value if isinstance(value, bytes) else value['hash']
-                    print(key, path, h.hex(), 'optional' if isinstance(value, dict) and value.get('optional') else '')
-            """
-        let result = try Command.run("python3", ["-c", script, Fixtures.path(Self.codeResources)])
-        try #require(result.status == 0, "\(result.stderr)")
-        var lines: [String] = []
-        for (key, seals) in [("files", resources.files ?? []), ("files2", resources.files2 ?? [])] {
-            for seal in seals {
-                guard case .file(let hashes) = seal.content, let sha1 = hashes[.sha1] else { continue }
-                lines.append("\(key) \(seal.path) \(hex(sha1)) \(seal.isOptional ? "optional" : "")")
-            }
-        }
-        #expect(lines == result.stdout.split(separator: "\n").map(String.init))
-    }
+    @Test func pythonReadsTheSameSeal() throws { try XcodeSeal.isign().pythonReadsTheSameSeal() }
 
     /// Xcode 7's rules2 tie at weight 20 between `^` and `^Info\.plist$`: Info.plist and PkgInfo
     /// were left out of files2, as the omitting rule wins ties. Frameworks' dylibs are plain
     /// files (`^` at 20 beats the nested rule at 10), the main executable is excluded.
     @Test func rulesDecideAsXcodeDid() throws {
-        let resources = try CodeResources(bytes: try Fixtures.bytes(Self.codeResources))
+        let seal = XcodeSeal.isign()
+        let resources = try CodeResources(bytes: try seal.codeResources)
         let rules2 = try ResourceRuleSet(try #require(resources.rules2))
-        let decisions = try rules2.decide(try BundleOnDisk.entries(of: Self.app), mainExecutable: "isignTestApp")
+        let decisions = try rules2.decide(try BundleOnDisk.entries(of: seal.app), mainExecutable: "isignTestApp")
         let outcome = Dictionary(uniqueKeysWithValues: decisions.map { ($0.path, $0.outcome) })
         #expect(outcome["Info.plist"] == .omitted)
         #expect(outcome["PkgInfo"] == .omitted)
@@ -77,48 +199,8 @@ import Testing
         #expect(decisions.first { $0.path == "Base.lproj/Main.storyboardc/Info.plist" }?.isOptional == true)
     }
 
-    /// Rebuilding the seal from the bundle with Xcode's rules gives Xcode's seal, less the files
-    /// the fixture no longer has.
-    @Test func rebuildingGivesXcodesSeal() throws {
-        let resources = try CodeResources(bytes: try Fixtures.bytes(Self.codeResources))
-        let builder = CodeResourcesBuilder(
-            rules: try #require(resources.rules), rules2: try #require(resources.rules2), hashTypes: [.sha1])
-        let entries = try BundleOnDisk.entries(of: Self.app)
-        let requests = try builder.requests(for: entries, mainExecutable: "isignTestApp")
-        let built = try builder.build(
-            for: entries, mainExecutable: "isignTestApp", facts: try BundleOnDisk.facts(for: requests, in: Self.app))
-        let present = { (seal: CodeResources.Seal) in !Self.trimmed.contains(seal.path) }
-        #expect(built.files == resources.files?.filter(present))
-        #expect(built.files2 == resources.files2?.filter(present))
-        #expect(built.rules == resources.rules)
-        #expect(built.rules2 == resources.rules2)
-    }
-
-    /// Verifying the bundle against its seal finds exactly the trimmed files missing; changing a
-    /// sealed file, adding one and replacing one by a symlink are each reported.
-    @Test func verificationFindsWhatChanged() throws {
-        let resources = try CodeResources(bytes: try Fixtures.bytes(Self.codeResources))
-        let entries = try BundleOnDisk.entries(of: Self.app)
-        func check(_ entries: [ResourceEntry], root: URL) throws -> [ResourceDiscrepancy] {
-            let facts = try BundleOnDisk.facts(for: try resources.verificationRequests(for: entries), in: root)
-            return try resources.discrepancies(for: entries, mainExecutable: "isignTestApp", facts: facts)
-        }
-        #expect(try check(entries, root: Self.app) == Self.trimmed.map { .missing(path: $0) })
-
-        let scratch = try ScratchDirectory("code-resources")
-        let copy = scratch.url.appendingPathComponent("Test.app")
-        try FileManager.default.copyItem(at: Self.app, to: copy)
-        try Data("changed".utf8).write(to: copy.appendingPathComponent("Assets.car"))
-        try Data("new".utf8).write(to: copy.appendingPathComponent("Added.txt"))
-        try FileManager.default.removeItem(at: copy.appendingPathComponent("PkgInfo"))
-        try FileManager.default.createSymbolicLink(atPath: copy.appendingPathComponent("PkgInfo").path, withDestinationPath: "Info.plist")
-        let changed = try check(try BundleOnDisk.entries(of: copy), root: copy)
-        #expect(changed.contains(.modified(path: "Assets.car")))
-        #expect(changed.contains(.unsealed(path: "Added.txt")))
-        // files2 omits PkgInfo: verification of a version 2 seal ignores it.
-        #expect(!changed.contains { $0.path == "PkgInfo" })
-        #expect(changed.count == Self.trimmed.count + 2)
-    }
+    @Test func rebuildingGivesXcodesSeal() throws { try XcodeSeal.isign().rebuildingGivesTheSeal() }
+    @Test func verificationFindsWhatChanged() throws { try XcodeSeal.isign().verificationFindsWhatChanged() }
 }
 
 /// Apple's iOS rules, and nested code, on bundles made for the case.

@@ -7,12 +7,36 @@ import Testing
 /// Inputs `Scripts/fuzz fuzz-signature` once failed on, kept in
 /// `Tests/Fixtures/signature/fuzz-regressions/`.
 @Suite struct FuzzRegressionTests {
-    /// Xcode's CodeResources with `^embed+++…+ded\.provisionprofile$` (60 stacked `+`) as a rule:
-    /// glibc's regcomp doubled the pattern for each `+` until memory ran out. The rule is refused.
+    static let stackedPlus = "signature/fuzz-regressions/rule-with-60-stacked-plus.plist"
+
+    /// What the fuzzer found, made again by this project's CodeResources writer: codesign's seal
+    /// of a small app with `^embed+++…+ded\.provisionprofile$` (60 stacked `+`) added to rules2.
+    static func stackedPlusSeal() -> [UInt8] {
+        let seals = [
+            CodeSigningParts.Seal(path: "Assets.car", contents: Array("catalog".utf8)),
+            CodeSigningParts.Seal(path: "Base.lproj/Main.storyboardc/Info.plist", contents: Array("<plist/>".utf8)),
+            CodeSigningParts.Seal(path: "fr.lproj/Localizable.strings", contents: Array("x".utf8), optional: true),
+            CodeSigningParts.Seal(path: "Info.plist", contents: Array("info".utf8), inFiles2: false),
+        ]
+        let pattern = "^embed" + String(repeating: "+", count: 60) + "ded\\.provisionprofile$"
+        return CodeSigningParts.codeResources(seals, extraRules2: [(pattern, 20)])
+    }
+
+    /// The committed input is what the writer makes (`IPAWRAP_WRITE_FIXTURES=1` rewrites it; it
+    /// also seeds `fuzz-signature`).
+    @Test func theCommittedInputIsWhatTheWriterMakes() throws {
+        if ProcessInfo.processInfo.environment["IPAWRAP_WRITE_FIXTURES"] == "1" {
+            try Data(Self.stackedPlusSeal()).write(to: Fixtures.url(Self.stackedPlus))
+        }
+        #expect(try Fixtures.bytes(Self.stackedPlus) == Self.stackedPlusSeal(), "rewrite with IPAWRAP_WRITE_FIXTURES=1")
+    }
+
+    /// A CodeResources with 60 stacked `+` in a rule: glibc's regcomp doubled the pattern for
+    /// each `+` until memory ran out. The seal reads; the rule is refused.
     @Test func stackedRepetitionsAreRefusedBeforeCompiling() throws {
-        let resources = try CodeResources(
-            bytes: try Fixtures.bytes("signature/fuzz-regressions/rule-with-60-stacked-plus.plist"))
+        let resources = try CodeResources(bytes: try Fixtures.bytes(Self.stackedPlus))
         let rules = try #require(resources.rules2)
+        #expect(rules.contains { $0.pattern.contains(String(repeating: "+", count: 60)) })
         do throws(CodeSignatureError) {
             _ = try ResourceRuleSet(rules)
             Issue.record("the rule was compiled")

@@ -118,12 +118,21 @@ import TestSupport
         }
     }
 
-    @Test func refusesTheIsignNotAnAppFixture() throws {
-        #expect(throws: ArchiveError.noApp(archive: Fixtures.path("isign/NotAnApp.ipa"))) {
-            try IPAArchive(path: Fixtures.path("isign/NotAnApp.ipa"))
-        }
+    @Test func refusesAZipWithNoApp() throws {
+        let scratch = try ScratchDirectory("not-an-app")
+        Self.expectNoApp(try scratch.write("NotAnApp.ipa", HostileArchives.notAnApp()))
+    }
+
+    /// The same on a zip another project made, isign's `NotAnApp.ipa` (`../shared`).
+    @Test(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
+    func refusesTheIsignNotAnAppFixture() throws {
+        Self.expectNoApp(IsignFixture.path("NotAnApp.ipa"))
+    }
+
+    static func expectNoApp(_ path: String) {
+        #expect(throws: ArchiveError.noApp(archive: path)) { try IPAArchive(path: path) }
         // It is still a readable zip.
-        #expect(try ZipArchive(path: Fixtures.path("isign/NotAnApp.ipa")).entries.map(\.path) == ["NotAnApp.txt"])
+        #expect((try? ZipArchive(path: path).entries.map(\.path)) == ["NotAnApp.txt"])
     }
 
     @Test func convertsDOSTimestampsInUTC() {

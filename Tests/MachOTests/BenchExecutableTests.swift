@@ -6,7 +6,7 @@ import Testing
 @testable import MachO
 
 /// The benchmark IPA's executable (`Scripts/make-bench-ipa`, `--small` here) is a real, ad-hoc
-/// signed arm64 image that can be given a new signature, by this layout and by zsign.
+/// signed arm64 image that this layout can give a new signature.
 @Suite struct BenchExecutableTests {
     static func executable(in scratch: ScratchDirectory) throws -> [UInt8] {
         let ipa = scratch.path("Small.ipa")
@@ -64,13 +64,5 @@ import Testing
         #expect(larger.layout.slices.map(\.change) == [.resized])
         try SigningLayoutTests.expectWellFormed(same)
         try SigningLayoutTests.expectWellFormed(larger)
-    }
-
-    @Test(.enabled(if: ZsignOracle.unavailable == nil, Comment(rawValue: ZsignOracle.unavailable ?? "")))
-    func zsignSignsIt() throws {
-        let scratch = try ScratchDirectory("bench-executable")
-        let bytes = try Self.executable(in: scratch)
-        let signed = try ZsignOracle.signAdHoc(bytes)
-        #expect(signed.signed != nil, "\(signed.output)")
     }
 }

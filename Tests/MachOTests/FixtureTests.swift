@@ -6,13 +6,15 @@ import Testing
 
 @testable import MachO
 
-/// The signed Xcode 7.2 executable and dylib from isign's tests.
-@Suite struct FixtureTests {
-    static let executablePath = "isign/Test.app/isignTestApp"
-    static let dylibPath = "isign/Test.app/Frameworks/libswiftContacts.dylib"
+/// The signed Xcode 7.2 executable and dylib of isign's `Test.app`, read in `../shared/fixtures`
+/// (`XcodeShapedMachOTests` checks the generated shape of both).
+@Suite(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
+struct FixtureTests {
+    static let executablePath = "Test.app/isignTestApp"
+    static let dylibPath = "Test.app/Frameworks/libswiftContacts.dylib"
 
     @Test func fatExecutableHeadersAndLoadCommands() throws {
-        let file = try MachOFile(bytes: try Fixtures.bytes(Self.executablePath))
+        let file = try MachOFile(bytes: try IsignFixture.bytes(Self.executablePath))
         let fat = try #require(file.fatHeader)
         #expect(file.isFat)
         #expect(fat.kind == .fat32)
@@ -59,7 +61,7 @@ import Testing
     }
 
     @Test func fatExecutableSignature() throws {
-        var source = InMemoryByteSource(try Fixtures.bytes(Self.executablePath))
+        var source = InMemoryByteSource(try IsignFixture.bytes(Self.executablePath))
         let file = try MachOFile(reading: &source)
         for slice in file.slices {
             let signature = try #require(try slice.readCodeSignature(from: &source))
@@ -95,7 +97,7 @@ import Testing
     }
 
     @Test func fatDylib() throws {
-        var source = InMemoryByteSource(try Fixtures.bytes(Self.dylibPath))
+        var source = InMemoryByteSource(try IsignFixture.bytes(Self.dylibPath))
         let file = try MachOFile(reading: &source)
         #expect(file.architectureNames == ["armv7", "armv7s", "arm64"])
         for slice in file.slices {
@@ -113,7 +115,7 @@ import Testing
     }
 
     @Test func symbolsOfTheExecutable() throws {
-        var source = InMemoryByteSource(try Fixtures.bytes(Self.executablePath))
+        var source = InMemoryByteSource(try IsignFixture.bytes(Self.executablePath))
         let file = try MachOFile(reading: &source)
         let arm64 = try #require(file.slice(named: "arm64"))
         let symbols = try #require(try arm64.readSymbolTable(from: &source))
@@ -132,14 +134,14 @@ import Testing
     }
 
     @Test func cStringsOfTheExecutable() throws {
-        var source = InMemoryByteSource(try Fixtures.bytes(Self.executablePath))
+        var source = InMemoryByteSource(try IsignFixture.bytes(Self.executablePath))
         let file = try MachOFile(reading: &source)
         let arm64 = try #require(file.slice(named: "arm64"))
         let strings = try #require(try arm64.readCStrings(from: &source))
         #expect(!strings.isEncrypted && !strings.isTruncated)
         #expect(strings.strings.contains("UIApplicationDelegate"))
         if let output = try LLVMOracle.objdump(
-            ["--macho", "--section=__TEXT,__cstring", "--arch=arm64"], bytes: try Fixtures.bytes(Self.executablePath))
+            ["--macho", "--section=__TEXT,__cstring", "--arch=arm64"], bytes: try IsignFixture.bytes(Self.executablePath))
         {
             #expect(OracleParsing.cStrings(output.stdout) == strings.strings)
         }
@@ -152,7 +154,7 @@ import Testing
     /// Parsing reads the fat table and the load commands, not the 198 KB file; the signature
     /// adds exactly its own range.
     @Test func readsOnlyTheHeaderPages() throws {
-        let bytes = try Fixtures.bytes(Self.executablePath)
+        let bytes = try IsignFixture.bytes(Self.executablePath)
         var source = CountingSource(bytes)
         let file = try MachOFile(reading: &source)
         let headerBytes = source.bytesRead
@@ -170,7 +172,7 @@ import Testing
         .enabled(if: LLVMOracle.isAvailable, "needs llvm-objdump and llvm-nm that read Mach-O"),
         arguments: [executablePath, dylibPath])
     func loadCommandsMatchLLVM(_ path: String) throws {
-        let bytes = try Fixtures.bytes(path)
+        let bytes = try IsignFixture.bytes(path)
         let file = try MachOFile(bytes: bytes)
         for slice in file.slices {
             try OracleComparison.compare(slice, of: bytes, arch: slice.architecture.name)
@@ -181,7 +183,7 @@ import Testing
         .enabled(if: LLVMOracle.isAvailable, "needs llvm-objdump and llvm-nm that read Mach-O"),
         arguments: [executablePath, dylibPath])
     func symbolsMatchLLVM(_ path: String) throws {
-        let bytes = try Fixtures.bytes(path)
+        let bytes = try IsignFixture.bytes(path)
         var source = InMemoryByteSource(bytes)
         let file = try MachOFile(reading: &source)
         for slice in file.slices {

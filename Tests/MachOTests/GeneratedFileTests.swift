@@ -327,15 +327,15 @@ import Testing
     }
 
     @Test func recognisesMachOByMagic() throws {
-        #expect(MachOFile.isMachO(prefix: try Fixtures.bytes(FixtureTests.executablePath).prefix(8)))
+        #expect(MachOFile.isMachO(prefix: try XcodeShapedApp.bytes(XcodeShapedApp.appName).prefix(8)))
         #expect(MachOFile.isMachO(prefix: [0xCF, 0xFA, 0xED, 0xFE]))
         #expect(MachOFile.isMachO(prefix: [0xFE, 0xED, 0xFA, 0xCE, 0, 0, 0, 18]))
         #expect(MachOFile.isMachO(prefix: [0xCA, 0xFE, 0xBA, 0xBF, 0, 0, 0, 2]))
         // A Java class file (major version 52) shares the fat magic.
         #expect(!MachOFile.isMachO(prefix: [0xCA, 0xFE, 0xBA, 0xBE, 0, 0, 0, 0x34]))
         #expect(!MachOFile.isMachO(prefix: [0xCA, 0xFE, 0xBA, 0xBE]))
-        #expect(!MachOFile.isMachO(prefix: try Fixtures.bytes("cgbi/png-image.png").prefix(8)))
-        #expect(!MachOFile.isMachO(prefix: try Fixtures.bytes("isign/test.mobileprovision").prefix(8)))
+        #expect(!MachOFile.isMachO(prefix: try Fixtures.bytes("png/standard/type6-16bit.png").prefix(8)))
+        #expect(!MachOFile.isMachO(prefix: try Fixtures.bytes("profiles/generated/wildcard.mobileprovision").prefix(8)))
         #expect(!MachOFile.isMachO(prefix: []))
     }
 

@@ -14,16 +14,19 @@ enum LLVMOracle {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         candidates += path.split(separator: ":").map { "\($0)/\(tool)" }
         candidates += (14...22).reversed().map { "/usr/lib/llvm-\($0)/bin/\(tool)" }
-        // Only a build that understands Mach-O is useful: probe it on the fat fixture.
-        let probe = Fixtures.path("isign/Test.app/isignTestApp")
-        for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate) {
-            let arguments =
-                tool == "llvm-nm" ? ["--arch=arm64", probe] : ["--macho", "--dylibs-used", "--arch=arm64", probe]
-            if let output = try? run(candidate, arguments), output.status == 0, !output.stdout.isEmpty {
-                return candidate
+        // Only a build that understands Mach-O is useful: probe it on a fat executable.
+        guard let scratch = try? ScratchDirectory("llvm-probe"),
+            let probe = try? scratch.write("probe", XcodeShapedApp.bytes(XcodeShapedApp.appName))
+        else { return nil }
+        return withExtendedLifetime(scratch) {
+            candidates.first { candidate in
+                guard FileManager.default.isExecutableFile(atPath: candidate) else { return false }
+                let arguments =
+                    tool == "llvm-nm" ? ["--arch=arm64", probe] : ["--macho", "--dylibs-used", "--arch=arm64", probe]
+                guard let output = try? run(candidate, arguments) else { return false }
+                return output.status == 0 && !output.stdout.isEmpty
             }
         }
-        return nil
     }
 
     struct Output {

@@ -6,8 +6,7 @@ import Testing
 @testable import MachO
 
 /// Room for a new embedded signature in every slice: planned by `SigningLayout`, written by it,
-/// and read back by llvm-objdump (lief and zsign in `SigningLayoutOracleTests`) and by our own
-/// reader.
+/// and read back by llvm-objdump (lief in `SigningLayoutOracleTests`) and by our own reader.
 @Suite struct SigningLayoutTests {
     /// Reads the input and output with llvm-objdump and checks the layout, then re-reads the
     /// output with our reader: same slices, and `LC_CODE_SIGNATURE` where the layout says.
@@ -52,7 +51,7 @@ import Testing
     /// on the size reserved, so a signer can count its pages before choosing the size.
     @Test func codeLimitIsKnownBeforeTheSize() throws {
         let files = [
-            try Fixtures.bytes(FixtureTests.executablePath),
+            try XcodeShapedApp.bytes(XcodeShapedApp.appName),
             Signable.fat([Signable.builder(.armv7), Signable.builder(.arm64, signed: false)]),
         ]
         for bytes in files {
@@ -67,13 +66,25 @@ import Testing
 
     // MARK: Xcode-built fixtures
 
-    /// isign's fat executable and 3-arch dylib keep their layout byte for byte when the new
-    /// signature fits the old range; only the signature bytes change.
+    /// A fat executable and a 3-arch dylib as Xcode signs them keep their layout byte for byte
+    /// when the new signature fits the old range; only the signature bytes change.
     @Test(
         .enabled(if: LLVMOracle.objdump != nil, "needs llvm-objdump that reads Mach-O"),
-        arguments: [FixtureTests.executablePath, FixtureTests.dylibPath])
+        arguments: [XcodeShapedApp.appName, XcodeShapedApp.dylibPath])
     func xcodeBinariesReuseTheirSignatureSpace(_ path: String) throws {
-        let input = try Fixtures.bytes(path)
+        try Self.expectReused(try XcodeShapedApp.bytes(path))
+    }
+
+    /// The same on isign's real Xcode 7.2 build.
+    @Test(
+        .enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote),
+        .enabled(if: LLVMOracle.objdump != nil, "needs llvm-objdump that reads Mach-O"),
+        arguments: [FixtureTests.executablePath, FixtureTests.dylibPath])
+    func isignBinariesReuseTheirSignatureSpace(_ path: String) throws {
+        try Self.expectReused(try IsignFixture.bytes(path))
+    }
+
+    static func expectReused(_ input: [UInt8]) throws {
         let file = try MachOFile(bytes: input)
         let spaces = file.slices.map { Int($0.codeSignatureRange?.size ?? 0) }
         let copy = try SignedCopy(input, signatureSizes: spaces, written: spaces.map { $0 - 3000 })
@@ -82,13 +93,33 @@ import Testing
         #expect(copy.layout.slices.map(\.offset) == file.slices.map(\.offset))
         #expect(copy.layout.fatHeaderBytes == Array(input.prefix(copy.layout.fatHeaderBytes.count)))
         #expect(copy.layout.slices.map(\.codeLimit) == file.slices.map { UInt64($0.codeSignatureRange?.offset ?? 0) })
-        try Self.expectWellFormed(copy)
+        try expectWellFormed(copy)
     }
 
-    /// A larger signature grows `__LINKEDIT` and moves the next slices, each 16 KiB aligned.
+    /// A larger signature grows `__LINKEDIT` and moves the next slices, each 16 KiB aligned: the
+    /// generated executable, each slice's size its code limit plus the new signature.
     @Test(.enabled(if: LLVMOracle.objdump != nil, "needs llvm-objdump that reads Mach-O"))
-    func xcodeExecutableGrowsAndItsSlicesMove() throws {
-        let input = try Fixtures.bytes(FixtureTests.executablePath)
+    func xcodeShapedExecutableGrowsAndItsSlicesMove() throws {
+        let input = try XcodeShapedApp.bytes(XcodeShapedApp.appName)
+        let file = try MachOFile(bytes: input)
+        let limits = file.slices.map { Int($0.codeSignatureRange?.offset ?? 0) }
+        let copy = try SignedCopy(input, signatureSizes: [40_000, 40_000])
+        #expect(copy.layout.slices.map(\.change) == [.resized, .resized])
+        #expect(copy.layout.slices.map(\.size) == limits.map { UInt64($0 + 40_000) })
+        let second = (Int(file.slices[0].offset) + limits[0] + 40_000 + 0x3FFF) / 0x4000 * 0x4000
+        #expect(copy.layout.slices.map(\.offset) == [file.slices[0].offset, UInt64(second)])
+        #expect(copy.layout.size == UInt64(second + limits[1] + 40_000))
+        try Self.expectWellFormed(copy)
+        let after = try #require(try ObjdumpLayout.facts(of: copy.output))
+        #expect(after.slices.allSatisfy { ($0.linkedit?.vmSize ?? 1) % 0x4000 == 0 && ($0.linkedit?.vmSize ?? 0) >= ($0.linkedit?.fileSize ?? 1) })
+    }
+
+    /// The same on isign's real Xcode 7.2 build, whose figures are known.
+    @Test(
+        .enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote),
+        .enabled(if: LLVMOracle.objdump != nil, "needs llvm-objdump that reads Mach-O"))
+    func isignExecutableGrowsAndItsSlicesMove() throws {
+        let input = try IsignFixture.bytes(FixtureTests.executablePath)
         let copy = try SignedCopy(input, signatureSizes: [40_000, 40_000])
         #expect(copy.layout.slices.map(\.change) == [.resized, .resized])
         // armv7: dataoff 71920 + 40000; arm64: dataoff 73440 + 40000.

@@ -2,18 +2,19 @@ import Testing
 import TestSupport
 @testable import PNG
 
-/// `cgbi/cgbi-image.png` is a real Apple CgBI file (CgBI, IHDR, gAMA, sRGB, cHRM, iTXt, pHYs,
-/// iDOT, two IDATs). `cgbi/png-image.png` is what cgbi-to-png made of it: the same bytes swapped to
-/// RGBA but *not* un-premultiplied, and written with a wrong IDAT CRC. So its colours are the
-/// premultiplied values, and decoding it needs `.ignore`.
-@Suite("CgBI fixture from cgbi-to-png")
+/// `cgbi-image.png` (jakubknejzlik/cgbi-to-png's tests, in `../shared/fixtures/cgbi`) is a real
+/// Apple CgBI file (CgBI, IHDR, gAMA, sRGB, cHRM, iTXt, pHYs, iDOT, two IDATs). `png-image.png` is
+/// what cgbi-to-png made of it: the same bytes swapped to RGBA but *not* un-premultiplied, and
+/// written with a wrong IDAT CRC. So its colours are the premultiplied values, and decoding it
+/// needs `.ignore`. `GeneratedCgBITests` checks files of the same shapes `CgBIEncoder` writes.
+@Suite("CgBI fixture from cgbi-to-png", .enabled(if: SharedFolder.has("fixtures/cgbi/cgbi-image.png"), SharedFolder.skipNote("fixtures/cgbi")))
 struct CgBIFixtureTests {
     let cgbi: [UInt8]
     let reference: [UInt8]
 
     init() throws {
-        cgbi = try Fixtures.bytes("cgbi/cgbi-image.png")
-        reference = try Fixtures.bytes("cgbi/png-image.png")
+        cgbi = try SharedFolder.bytes("fixtures/cgbi/cgbi-image.png")
+        reference = try SharedFolder.bytes("fixtures/cgbi/png-image.png")
     }
 
     @Test func headerFromTheFirst64Bytes() throws {

@@ -6,7 +6,7 @@ import FormatSupport
 @Suite("PNG header and chunks")
 struct PNGHeaderTests {
     @Test func readsAStandardHeaderFrom33Bytes() throws {
-        let file = try Fixtures.bytes("cgbi/png-image.png")
+        let file = IPABuilder.iconPNG(size: 180, cgbi: false)
         let header = try PNGHeader(prefix: Array(file.prefix(33)))
         #expect(header.width == 180 && header.height == 180)
         #expect(!header.isCgBI)
@@ -17,7 +17,7 @@ struct PNGHeaderTests {
     }
 
     @Test func readsFromAByteSource() throws {
-        var source = InMemoryByteSource(try Fixtures.bytes("cgbi/cgbi-image.png"))
+        var source = InMemoryByteSource(IPABuilder.iconPNG(size: 180, cgbi: true))
         let header = try PNGHeader(from: &source)
         #expect(header.isCgBI && header.width == 180)
         var file = try FileByteSource(path: Fixtures.path("png/standard/type3-4bit-adam7.png"))

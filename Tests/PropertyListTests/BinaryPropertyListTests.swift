@@ -3,32 +3,53 @@ import TestSupport
 import Testing
 
 @Suite struct BinaryPropertyListTests {
-    @Test func readsTheXcodeInfoPlist() throws {
-        let bytes = try Fixtures.bytes("isign/Test.app/Info.plist")
-        let plist = try PropertyList(bytes: bytes)
-        #expect(plist.format == .binary)
-        let info = plist.root
-        #expect(info["CFBundleIdentifier"] == "com.saucelabs.isignTestApp")
-        #expect(info["CFBundleExecutable"] == "isignTestApp")
-        #expect(info["CFBundleVersion"]?.versionString == "1")
-        #expect(info["UIDeviceFamily"] == [1])
-        #expect(info["LSRequiresIPhoneOS"]?.bool == true)
-        #expect(info[path: "UIStatusBarTintParameters", "UINavigationBar", "Translucent"]?.bool == false)
-        #expect(info["UISupportedInterfaceOrientations"]?.stringArray?.count == 3)
-        #expect(info.dictionary?.count == 27)
+    /// An Info.plist as Xcode writes it (binary, 27 keys, a nested dictionary), here by Python's
+    /// plistlib.
+    @Test func readsAnXcodeStyleInfoPlist() throws {
+        try Self.expectXcodeInfo(try ForeignPlists.infoPlist(), identifier: "com.example.sample", executable: "XcodeShaped")
+    }
 
+    /// The same on Xcode 7.2's own (isign's `Test.app`, `../shared`), whose layout is known.
+    @Test(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
+    func readsTheXcodeInfoPlist() throws {
+        let bytes = try IsignFixture.bytes("Test.app/Info.plist")
+        try Self.expectXcodeInfo(bytes, identifier: "com.saucelabs.isignTestApp", executable: "isignTestApp")
         let binary = try BinaryPropertyList(bytes: bytes)
         #expect(binary.trailer.offsetIntSize == 2)
         #expect(binary.trailer.objectRefSize == 1)
         #expect(binary.trailer.topObject == 0)
     }
 
-    @Test func readsTheStoryboardPlists() throws {
-        let main = try PropertyList(bytes: Fixtures.bytes("isign/Test.app/Base.lproj/Main.storyboardc/Info.plist"))
+    static func expectXcodeInfo(_ bytes: [UInt8], identifier: String, executable: String) throws {
+        let plist = try PropertyList(bytes: bytes)
+        #expect(plist.format == .binary)
+        let info = plist.root
+        #expect(info["CFBundleIdentifier"] == .string(identifier))
+        #expect(info["CFBundleExecutable"] == .string(executable))
+        #expect(info["CFBundleVersion"]?.versionString == "1")
+        #expect(info["UIDeviceFamily"] == [1])
+        #expect(info["LSRequiresIPhoneOS"]?.bool == true)
+        #expect(info[path: "UIStatusBarTintParameters", "UINavigationBar", "Translucent"]?.bool == false)
+        #expect(info["UISupportedInterfaceOrientations"]?.stringArray?.count == 3)
+        #expect(info.dictionary?.count == 27)
+        #expect(try BinaryPropertyList(bytes: bytes).trailer.topObject == 0)
+    }
+
+    @Test func readsAStoryboardPlist() throws {
+        let main = try PropertyList(bytes: ForeignPlists.storyboardInfoPlist())
+        #expect(main.format == .binary)
         #expect(main.root["UIStoryboardDesignatedEntryPointIdentifier"] == "UITabBarController-49e-Tb-3d3")
         #expect(main.root["UIStoryboardVersion"]?.int == 1)
         #expect(main.root[path: "UIViewControllerIdentifiersToNibNames", "UITabBarController-49e-Tb-3d3"] == "UITabBarController-49e-Tb-3d3")
-        let launch = try PropertyList(bytes: Fixtures.bytes("isign/Test.app/Base.lproj/LaunchScreen.storyboardc/Info.plist"))
+    }
+
+    @Test(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
+    func readsTheStoryboardPlists() throws {
+        let main = try PropertyList(bytes: IsignFixture.bytes("Test.app/Base.lproj/Main.storyboardc/Info.plist"))
+        #expect(main.root["UIStoryboardDesignatedEntryPointIdentifier"] == "UITabBarController-49e-Tb-3d3")
+        #expect(main.root["UIStoryboardVersion"]?.int == 1)
+        #expect(main.root[path: "UIViewControllerIdentifiersToNibNames", "UITabBarController-49e-Tb-3d3"] == "UITabBarController-49e-Tb-3d3")
+        let launch = try PropertyList(bytes: IsignFixture.bytes("Test.app/Base.lproj/LaunchScreen.storyboardc/Info.plist"))
         #expect(launch.format == .binary)
         #expect(launch.root.dictionary != nil)
     }

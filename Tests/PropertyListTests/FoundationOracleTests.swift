@@ -5,28 +5,43 @@ import Testing
 
 /// Our readers and writers against Foundation's `PropertyListSerialization` (CoreFoundation).
 @Suite struct FoundationOracleTests {
-    static let fixtures = [
-        "isign/Test.app/Info.plist",
-        "isign/Test.app/_CodeSignature/CodeResources",
-        "isign/test.mobileprovision.plist",
-        "isign/Test.app/Base.lproj/Main.storyboardc/Info.plist",
-        "isign/Test.app/Base.lproj/LaunchScreen.storyboardc/Info.plist",
+    /// Property lists other writers made: plistlib's Xcode-style ones and codesign's CodeResources
+    /// layout (`CodeSigningParts`).
+    static let generated: [String: @Sendable () throws -> [UInt8]] = [
+        "Info.plist": { try ForeignPlists.infoPlist() },
+        "storyboard Info.plist": { try ForeignPlists.storyboardInfoPlist() },
+        "profile plist": { try ForeignPlists.profilePlist() },
+        "CodeResources": { try XcodeShapedApp.bytes("_CodeSignature/CodeResources") },
     ]
 
-    @Test(arguments: fixtures)
-    func everyFixtureReadsTheSameInBoth(path: String) throws {
-        let bytes = try Fixtures.bytes(path)
+    /// Xcode 7.2's (isign's, in `../shared`).
+    static let isign = [
+        "Test.app/Info.plist",
+        "Test.app/_CodeSignature/CodeResources",
+        "test.mobileprovision.plist",
+        "Test.app/Base.lproj/Main.storyboardc/Info.plist",
+        "Test.app/Base.lproj/LaunchScreen.storyboardc/Info.plist",
+    ]
+
+    @Test(arguments: generated.keys.sorted())
+    func everyGeneratedFileReadsTheSameInBoth(name: String) throws {
+        let make = try #require(Self.generated[name])
+        try Self.expectSameInBoth(try make())
+    }
+
+    @Test(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote), arguments: isign)
+    func everyXcodeFileReadsTheSameInBoth(path: String) throws {
+        try Self.expectSameInBoth(try IsignFixture.bytes(path))
+    }
+
+    static func expectSameInBoth(_ bytes: [UInt8]) throws {
         let ours = try PropertyList(bytes: bytes)
         let (theirs, format) = try FoundationOracle.parse(bytes)
         #expect(ours.root == theirs)
         #expect((ours.format == .binary) == (format == .binary))
-    }
-
-    @Test(arguments: fixtures)
-    func whatWeWriteFromEveryFixtureFoundationReadsTheSame(path: String) throws {
-        let plist = try PropertyList(bytes: Fixtures.bytes(path))
-        #expect(try FoundationOracle.parse(plist.xmlData()).0 == plist.root)
-        #expect(try FoundationOracle.parse(plist.binaryData()).0 == plist.root)
+        // What we write from it, Foundation reads the same.
+        #expect(try FoundationOracle.parse(ours.xmlData()).0 == ours.root)
+        #expect(try FoundationOracle.parse(ours.binaryData()).0 == ours.root)
     }
 
     /// Recursively sorts dictionary keys, as Core Foundation's XML writer does.

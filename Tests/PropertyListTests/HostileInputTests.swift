@@ -37,14 +37,32 @@ import Testing
     }
 
     @Test func everyTruncationOfTheInfoPlistIsRefusedCleanly() throws {
-        let bytes = try Fixtures.bytes("isign/Test.app/Info.plist")
+        Self.expectEveryTruncationRefused(try ForeignPlists.infoPlist())
+    }
+
+    /// The same on Xcode 7.2's (isign's, `../shared`).
+    @Test(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
+    func everyTruncationOfXcodesInfoPlistIsRefusedCleanly() throws {
+        Self.expectEveryTruncationRefused(try IsignFixture.bytes("Test.app/Info.plist"))
+    }
+
+    static func expectEveryTruncationRefused(_ bytes: [UInt8]) {
         for length in 0..<bytes.count {
             #expect(throws: PropertyListError.self) { try PropertyList(bytes: Array(bytes.prefix(length))) }
         }
     }
 
     @Test func everySingleByteChangeOfABinaryPlistIsHandled() throws {
-        let bytes = try Fixtures.bytes("isign/Test.app/Base.lproj/Main.storyboardc/Info.plist")
+        Self.expectEverySingleByteChangeHandled(try ForeignPlists.storyboardInfoPlist())
+    }
+
+    /// The same on Xcode 7.2's (isign's, `../shared`).
+    @Test(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
+    func everySingleByteChangeOfXcodesBinaryPlistIsHandled() throws {
+        Self.expectEverySingleByteChangeHandled(try IsignFixture.bytes("Test.app/Base.lproj/Main.storyboardc/Info.plist"))
+    }
+
+    static func expectEverySingleByteChangeHandled(_ bytes: [UInt8]) {
         var accepted = 0
         var refused = 0
         for position in bytes.indices {
@@ -63,7 +81,7 @@ import Testing
     }
 
     @Test func everySingleByteChangeOfAnXMLPlistIsHandled() throws {
-        let bytes = Array(try Fixtures.bytes("isign/test.mobileprovision.plist").prefix(600))
+        let bytes = Array(try ForeignPlists.profilePlist().prefix(600))
         for position in bytes.indices {
             for replacement: UInt8 in [0x00, UInt8(ascii: "<"), UInt8(ascii: "&"), 0xFF] {
                 var mutated = bytes

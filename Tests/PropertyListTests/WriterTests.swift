@@ -30,14 +30,23 @@ import Testing
         return (oldLines[prefix..<(oldLines.count - suffix)].map { $0 }, newLines[prefix..<(newLines.count - suffix)].map { $0 })
     }
 
+    /// XML in Core Foundation's layout, as codesign writes CodeResources (`CodeSigningParts`).
     @Test func appleWrittenXMLIsReproducedByteForByte() throws {
-        let original = try Fixtures.bytes("isign/Test.app/_CodeSignature/CodeResources")
+        let original = try XcodeShapedApp.bytes("_CodeSignature/CodeResources")
+        let plist = try PropertyList(bytes: original)
+        #expect(try plist.serialized() == original)
+    }
+
+    /// The same on Xcode 7.2's own (isign's `Test.app`, `../shared`).
+    @Test(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
+    func xcodesCodeResourcesIsReproducedByteForByte() throws {
+        let original = try IsignFixture.bytes("Test.app/_CodeSignature/CodeResources")
         let plist = try PropertyList(bytes: original)
         #expect(try plist.serialized() == original)
     }
 
     @Test func aOneKeyEditGivesAOneLineDiff() throws {
-        let original = try Fixtures.bytes("isign/Test.app/_CodeSignature/CodeResources")
+        let original = try XcodeShapedApp.bytes("_CodeSignature/CodeResources")
         var plist = try PropertyList(bytes: original)
         plist.root["rules"]?["^version.plist$"] = false
         let changed = changedLines(original, try plist.serialized())
@@ -55,7 +64,7 @@ import Testing
     }
 
     @Test func handWrittenXMLKeepsItsKeyOrderAndNormalizesOnce() throws {
-        let original = try Fixtures.bytes("isign/test.mobileprovision.plist")
+        let original = try ForeignPlists.profilePlist()
         let plist = try PropertyList(bytes: original)
         let rewritten = try plist.serialized()
         let reread = try PropertyList(bytes: rewritten)
@@ -65,7 +74,18 @@ import Testing
     }
 
     @Test func binaryStaysBinaryAndRoundTrips() throws {
-        let original = try Fixtures.bytes("isign/Test.app/Info.plist")
+        let original = try ForeignPlists.infoPlist()
+        let plist = try PropertyList(bytes: original)
+        let reread = try PropertyList(bytes: try plist.serialized())
+        #expect(reread.format == .binary)
+        #expect(reread.root == plist.root)
+        #expect(reread.root.dictionary?.keys == plist.root.dictionary?.keys)
+    }
+
+    /// The same on Xcode 7.2's own (isign's, `../shared`), which ours is no larger than.
+    @Test(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
+    func xcodesBinaryStaysBinaryAndRoundTrips() throws {
+        let original = try IsignFixture.bytes("Test.app/Info.plist")
         let plist = try PropertyList(bytes: original)
         let written = try plist.serialized()
         #expect(written.starts(with: Array("bplist00".utf8)))

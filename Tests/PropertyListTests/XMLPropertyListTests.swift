@@ -27,8 +27,29 @@ import Testing
         }
     }
 
-    @Test func readsTheProvisioningProfilePlist() throws {
-        let plist = try PropertyList(bytes: Fixtures.bytes("isign/test.mobileprovision.plist"))
+    /// A profile's plist as plistlib writes it in Xcode's key order.
+    @Test func readsAProvisioningProfilePlist() throws {
+        let plist = try PropertyList(bytes: ForeignPlists.profilePlist())
+        #expect(plist.format == .xml)
+        let root = plist.root
+        #expect(root["AppIDName"] == "XC Wildcard")
+        #expect(root["Entitlements"]?["application-identifier"] == "ABCDE12345.*")
+        #expect(root["Entitlements"]?["get-task-allow"]?.bool == true)
+        #expect(root["Entitlements"]?["keychain-access-groups"]?.stringArray == ["ABCDE12345.*"])
+        #expect(root["CreationDate"]?.date?.iso8601 == "2026-01-01T00:00:00Z")
+        // The certificate is DER: a SEQUENCE with a two-byte length.
+        let certificate = try #require(root["DeveloperCertificates"]?[0]?.data)
+        #expect(certificate == (try Fixtures.bytes("profiles/developer.cer")))
+        #expect(certificate.prefix(2) == [0x30, 0x82])
+        // Keys stay in file order, which is not sorted here.
+        #expect(root.dictionary?.keys.prefix(4) == ["AppIDName", "ApplicationIdentifierPrefix", "CreationDate", "Platform"])
+        #expect(root["Entitlements"]?.dictionary?.keys.first == "keychain-access-groups")
+    }
+
+    /// isign's test profile plist (`../shared`), made by hand.
+    @Test(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
+    func readsIsignsProvisioningProfilePlist() throws {
+        let plist = try PropertyList(bytes: IsignFixture.bytes("test.mobileprovision.plist"))
         #expect(plist.format == .xml)
         let root = plist.root
         #expect(root["AppIDName"] == "isign tests")
@@ -44,8 +65,22 @@ import Testing
         #expect(root.dictionary?.keys.prefix(3) == ["AppIDName", "ApplicationIdentifierPrefix", "CreationDate"])
     }
 
+    /// CodeResources in codesign's layout (`CodeSigningParts`).
     @Test func readsCodeResources() throws {
-        let root = try PropertyList(bytes: Fixtures.bytes("isign/Test.app/_CodeSignature/CodeResources")).root
+        let root = try PropertyList(bytes: XcodeShapedApp.bytes("_CodeSignature/CodeResources")).root
+        let files = try #require(root["files"]?.dictionary)
+        #expect(files["Assets.car"]?.data?.count == 20)
+        #expect(files[XcodeShapedApp.optionalResource]?["optional"]?.bool == true)
+        #expect(root["files2"]?["Assets.car"]?["hash2"]?.data?.count == 32)
+        #expect(root["rules"]?["^.*\\.lproj/"]?["weight"]?.real == 1000)
+        #expect(root.dictionary?.keys == ["files", "files2", "rules", "rules2"])
+        #expect(files.isSortedByKey)
+    }
+
+    /// Xcode 7.2's (isign's, `../shared`).
+    @Test(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
+    func readsXcodesCodeResources() throws {
+        let root = try PropertyList(bytes: IsignFixture.bytes("Test.app/_CodeSignature/CodeResources")).root
         let files = try #require(root["files"]?.dictionary)
         #expect(files["Assets.car"]?.data?.count == 20)
         #expect(files["Base.lproj/LaunchScreen.storyboardc/01J-lp-oVM-view-Ze5-6b-2t3.nib"]?["optional"]?.bool == true)

@@ -4,13 +4,15 @@ import ProvisioningProfile
 import Testing
 import TestSupport
 
-/// isign's test profile (Apache-2.0, Tests/Fixtures/isign): a real-format DER profile with a
-/// full wildcard App ID, two devices, expired in 2017, and a self-signed developer certificate.
+/// isign's test profile (`../shared/fixtures/isign`): a real-format DER profile another project
+/// made, with a full wildcard App ID, two devices, expired in 2017, and a self-signed developer
+/// certificate. The generated profiles (`ProfileBuilder`) are checked for the same facts elsewhere.
+@Suite(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
 struct IsignProfileTests {
-    static let path = "isign/test.mobileprovision"
+    static let path = "test.mobileprovision"
 
     @Test func decodesEveryField() throws {
-        let profile = try ProvisioningProfile(bytes: Fixtures.bytes(Self.path))
+        let profile = try ProvisioningProfile(bytes: IsignFixture.bytes(Self.path))
         #expect(profile.name == "RDC-Dev")
         #expect(profile.uuid == "f4d8aa37-45a7-4304-960c-1291e1a5a0f3")
         #expect(profile.appIDName == "isign tests")
@@ -39,7 +41,7 @@ struct IsignProfileTests {
     }
 
     @Test func itsAppIDIsAFullWildcard() throws {
-        let appID = try ProvisioningProfile(bytes: Fixtures.bytes(Self.path)).applicationIdentifier
+        let appID = try ProvisioningProfile(bytes: IsignFixture.bytes(Self.path)).applicationIdentifier
         #expect(appID.rawValue == "ISIGNTESTS.*")
         #expect(appID.prefix == "ISIGNTESTS")
         #expect(appID.prefixIsDeclared)
@@ -51,7 +53,7 @@ struct IsignProfileTests {
     }
 
     @Test func readsTheCMSContainer() throws {
-        let cms = try ProvisioningProfile(bytes: Fixtures.bytes(Self.path)).signedData
+        let cms = try ProvisioningProfile(bytes: IsignFixture.bytes(Self.path)).signedData
         #expect(cms.version == 1)
         #expect(cms.digestAlgorithms == ["sha256"])
         #expect(cms.signerCount == 1)
@@ -61,7 +63,7 @@ struct IsignProfileTests {
     }
 
     @Test func readsTheDeveloperCertificate() throws {
-        let profile = try ProvisioningProfile(bytes: Fixtures.bytes(Self.path))
+        let profile = try ProvisioningProfile(bytes: IsignFixture.bytes(Self.path))
         #expect(profile.certificateProblems.isEmpty)
         let certificate = try #require(profile.developerCertificates.first)
         #expect(profile.developerCertificates.count == 1)
@@ -78,7 +80,7 @@ struct IsignProfileTests {
 
     @Test(.enabled(if: ProfileOracle.opensslMissing == nil, "openssl is not installed"))
     func contentEqualsWhatOpensslExtracts() throws {
-        let bytes = try Fixtures.bytes(Self.path)
+        let bytes = try IsignFixture.bytes(Self.path)
         let profile = try ProvisioningProfile(bytes: bytes)
         #expect(profile.signedData.content == (try ProfileOracle.cmsContent(bytes)))
         #expect(profile.signedData.content == (try ProfileOracle.smimeContent(bytes)))
@@ -86,12 +88,12 @@ struct IsignProfileTests {
         // which turned its line ends into CRLF, and the decoder keeps the signed bytes exactly.
         let lineFeeds = String(decoding: profile.signedData.content, as: UTF8.self).replacingOccurrences(of: "\r\n", with: "\n")
         #expect(profile.signedData.content.contains(13))
-        #expect(Array(lineFeeds.utf8) == (try Fixtures.bytes("isign/test.mobileprovision.plist")))
+        #expect(Array(lineFeeds.utf8) == (try IsignFixture.bytes("test.mobileprovision.plist")))
     }
 
     @Test(.enabled(if: ProfileOracle.opensslMissing == nil, "openssl is not installed"))
     func certificateFieldsAgreeWithOpenssl() throws {
-        let certificate = try #require(try ProvisioningProfile(bytes: Fixtures.bytes(Self.path)).developerCertificates.first)
+        let certificate = try #require(try ProvisioningProfile(bytes: IsignFixture.bytes(Self.path)).developerCertificates.first)
         let oracle = try ProfileOracle.certificate(certificate.derBytes)
         #expect(oracle.serial == certificate.serialNumber)
         #expect(oracle.sha1 == certificate.sha1Fingerprint)
@@ -101,7 +103,7 @@ struct IsignProfileTests {
     }
 
     @Test func fieldsAgreeWithFoundation() throws {
-        let profile = try ProvisioningProfile(bytes: Fixtures.bytes(Self.path))
+        let profile = try ProvisioningProfile(bytes: IsignFixture.bytes(Self.path))
         let oracle = try ProfileOracle.foundationDictionary(profile.signedData.content)
         #expect(oracle["Name"] as? String == profile.name)
         #expect(oracle["UUID"] as? String == profile.uuid)

@@ -20,6 +20,7 @@ import TestSupport
         // The folder and the IPA it was unzipped from sign to the same app: the same files.
         let fromIPA = scratch.path("SignedFromIPA.ipa")
         #expect(try SignCommandTests.sign(try scratch.write("Sample.ipa", bytes), fromIPA, scratch).status == 0)
+        try SigcheckOracle.expectAccepted(fromIPA)
         let signedNames = Set(try ZipOracle.entries(output).filter { !$0.nameString.hasSuffix("/") }.map(\.nameString))
         let expectedNames = Set(try ZipOracle.entries(fromIPA).filter { !$0.nameString.hasSuffix("/") }.map(\.nameString))
         #expect(signedNames == expectedNames)

@@ -53,10 +53,15 @@ import TestSupport
     }
 
     /// `ipawrap verify` (the verifier of issue 16, independent of the signer) accepts `path`
-    /// with no error finding.
-    static func expectVerifies(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    /// with no error finding, and so does sigcheck (`../shared/oracles`, sharing no code with
+    /// ipawrap), with the test CA as the CMS chain's anchor.
+    /// `sigcheckExcept` names the prefixes of sigcheck's lines a test explains.
+    static func expectVerifies(
+        _ path: String, sigcheckExcept: [String] = [], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let errors = try verifyErrors(path)
         #expect(errors.isEmpty, "verify: \(errors)", sourceLocation: sourceLocation)
+        try SigcheckOracle.expectAccepted(path, except: sigcheckExcept, sourceLocation: sourceLocation)
     }
 
     /// `ipawrap verify --json`'s error findings as "CODE path: message" (or why it failed to run).
@@ -111,6 +116,7 @@ import TestSupport
         #expect(try Self.sign(input, first, scratch).status == 0)
         #expect(try Self.sign(input, second, scratch).status == 0)
         #expect(try Fixtures.bytesAt(first) == Fixtures.bytesAt(second))
+        try SigcheckOracle.expectAccepted(first)
         // Unchanged entries are copied raw: same names, compressed bytes and CRCs.
         let before = Dictionary(uniqueKeysWithValues: try ZipOracle.entries(input).map { ($0.nameString, $0) })
         let changed = Set(try ZipOracle.entries(first).filter { before[$0.nameString] != $0 }.map(\.nameString))
@@ -188,25 +194,39 @@ import TestSupport
         #expect(entries.contains { $0.nameString == app + "_CodeSignature/CodeResources" })
         #expect(entries.filter { $0.flags & 0x0800 != 0 }.map(\.nameString) == [])
         #expect(entries.allSatisfy { $0.nameString == "Payload/" || $0.nameString.hasPrefix(app) })
+        try SigcheckOracle.expectAccepted(output)
     }
 
-    /// isign's `Test.app` (Xcode 7.2, fat armv7 + arm64, iOS 9.2), re-signed with the test
-    /// identity. Upstream trimmed the bundle: its old seal lists eight Swift dylibs and a profile
-    /// that are not there. A re-signer seals what the bundle holds, as Apple's codesign does, so
-    /// the new seal lists only files present and verify finds nothing missing.
-    @Test func theIsignFixtureReSealsWhatItHolds() throws {
+    /// An app as Xcode builds it (fat armv7 + arm64, SHA-1 and SHA-256 CodeDirectories, no icon:
+    /// a wrapping rule, a warning for sign), re-signed with the test identity. Its old seal lists two Swift dylibs and a profile that are not
+    /// there (`XcodeShapedApp`). A re-signer seals what the bundle holds, as Apple's codesign does,
+    /// so the new seal lists only files present and verify finds nothing missing.
+    @Test func anXcodeBuildReSealsWhatItHolds() throws {
+        let scratch = try ScratchDirectory("sign-xcode")
+        try Self.expectReSealsWhatItHolds(
+            try XcodeShapedApp.ipa(in: scratch), app: "Payload/\(XcodeShapedApp.appName).app/",
+            executable: XcodeShapedApp.appName, identifier: XcodeShapedApp.bundleIdentifier,
+            dylib: XcodeShapedApp.dylibPath, dylibIdentifier: XcodeShapedApp.dylibIdentifier,
+            profile: try scratch.write("app.mobileprovision", ProfileBuilder.signingFixture(.app)), scratch: scratch)
+    }
+
+    /// The same on a real Xcode 7.2 build, isign's `Test.app` (iOS 9.2, in `../shared`), whose
+    /// old seal lists eight Swift dylibs and a profile that upstream trimmed.
+    @Test(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
+    func theIsignFixtureReSealsWhatItHolds() throws {
         let scratch = try ScratchDirectory("sign-isign")
-        // The trimmed fixture has no app icon, which `check` (and so `sign`) refuses: add one.
-        let input = try IsignFixture.ipa(in: scratch) { files in
-            let original = try #require(files["Info.plist"])
-            let parsed = try PropertyListSerialization.propertyList(from: Data(original), format: nil)
-            var info = try #require(parsed as? [String: Any])
-            info["CFBundleIcons"] = ["CFBundlePrimaryIcon": ["CFBundleIconFiles": ["AppIcon60x60"], "CFBundleIconName": "AppIcon"]]
-            files["Info.plist"] = [UInt8](try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0))
-            files["AppIcon60x60@2x.png"] = IPABuilder.iconPNG(size: 120, seed: 20, cgbi: true)
-        }
-        let profile = try scratch.write("isign.mobileprovision", ProfileBuilder.signingFixture(.isign))
-        let output = scratch.path("Test.signed.ipa")
+        try Self.expectReSealsWhatItHolds(
+            try IsignFixture.ipa(in: scratch), app: "Payload/Test.app/", executable: "isignTestApp",
+            identifier: "com.saucelabs.isignTestApp", dylib: "Frameworks/libswiftContacts.dylib",
+            dylibIdentifier: "com.apple.dt.runtime.swiftContacts",  // from its embedded Info.plist, as Xcode 7.2 signed it
+            profile: try scratch.write("isign.mobileprovision", ProfileBuilder.signingFixture(.isign)), scratch: scratch)
+    }
+
+    static func expectReSealsWhatItHolds(
+        _ input: String, app: String, executable: String, identifier: String, dylib: String, dylibIdentifier: String,
+        profile: String, scratch: ScratchDirectory
+    ) throws {
+        let output = scratch.path("signed.ipa")
         let result = try Command.ipawrap(
             ["sign", input, "-o", output, "--signing-time", Self.signingTime]
                 + (try Self.identityArguments(.openssl, scratch)) + ["--profile", profile])
@@ -214,18 +234,16 @@ import TestSupport
         let archive = try ZipArchive(path: output)
         let signed = try SignedOutput(archive: archive)
         for (path, problem) in signed.problems { Issue.record("\(path): \(problem)") }
-        #expect(signed.identifiers["Payload/Test.app/isignTestApp"] == "com.saucelabs.isignTestApp")
-        // Its embedded Info.plist names it, as Xcode 7.2 signed it (and codesign names such code).
-        #expect(signed.identifiers["Payload/Test.app/Frameworks/libswiftContacts.dylib"] == "com.apple.dt.runtime.swiftContacts")
+        #expect(signed.identifiers[app + executable] == identifier)
+        #expect(signed.identifiers[app + dylib] == dylibIdentifier)
         let seal = try CodeResources(
-            bytes: archive.read(#require(archive.entry(named: "Payload/Test.app/_CodeSignature/CodeResources")), maximumSize: 1 << 20))
+            bytes: archive.read(#require(archive.entry(named: app + "_CodeSignature/CodeResources")), maximumSize: 1 << 20))
         let sealed = (seal.files2 ?? []).map(\.path)
-        #expect(sealed.contains("Frameworks/libswiftContacts.dylib") && sealed.contains("embedded.mobileprovision"))
-        for path in sealed { #expect(archive.entry(named: "Payload/Test.app/" + path) != nil, "sealed but absent: \(path)") }
-        // SHA-1 + SHA-256 CodeDirectories (iOS 9.2): the CDHashes2 disagreement with verify is
-        // being settled on main; every other error finding counts.
-        let errors = try Self.verifyErrors(output).filter { !$0.contains("CDHashes2") }
-        #expect(errors.isEmpty, "\(errors)")
+        #expect(sealed.contains(dylib) && sealed.contains("embedded.mobileprovision"))
+        for path in sealed { #expect(archive.entry(named: app + path) != nil, "sealed but absent: \(path)") }
+        // SHA-1 + SHA-256 CodeDirectories, both listed in CDHashes2 as Xcode 12 and later list them.
+        try Self.expectVerifies(output)
+        try SigcheckOracle.expectAccepted(output)
     }
 
     /// A Keychain Access export carries the leaf alone: the issuers in Templates/certificates
@@ -254,6 +272,7 @@ import TestSupport
         let signed = try SignedOutput(archive: ZipArchive(path: chained))
         #expect(signed.cmsChecked == 4)
         for (path, problem) in signed.problems { Issue.record("\(path): \(problem)") }
+        try SigcheckOracle.expectAccepted(chained)
 
         let unchained = scratch.path("unchained.ipa")
         let second = try Command.ipawrap(["sign", input, "-o", unchained] + arguments, environment: ["IPAWRAP_TEMPLATES": shipped])
@@ -261,6 +280,8 @@ import TestSupport
         let alone = try SignedOutput(archive: ZipArchive(path: unchained))
         #expect(alone.cmsChecked == 4)
         #expect(alone.problems.count == 4, "openssl cannot reach the test root without the intermediate: \(alone.problems)")
+        // Nor can sigcheck's `openssl cms -verify`; everything else must hold.
+        try SigcheckOracle.expectAccepted(unchained, except: ["CMS "])
 
         // --templates is the one source when given, ahead of IPAWRAP_TEMPLATES, for sign and wrap --sign.
         let named = scratch.path("named.ipa")
@@ -275,6 +296,7 @@ import TestSupport
         let wrappedSigned = try SignedOutput(archive: ZipArchive(path: wrapped))
         #expect(wrappedSigned.cmsChecked == 4)
         for (path, problem) in wrappedSigned.problems { Issue.record("wrap --sign: \(path): \(problem)") }
+        try SigcheckOracle.expectAccepted(wrapped)
     }
 
     /// Signing an app that is already signed (by ipawrap, with another key type and time)
@@ -284,6 +306,7 @@ import TestSupport
         let input = try scratch.write("Sample.ipa", Self.app().bytes())
         let first = scratch.path("first.ipa")
         #expect(try Self.sign(input, first, scratch).status == 0)
+        try SigcheckOracle.expectAccepted(first)
         let again = scratch.path("again.ipa")
         let result = try Command.ipawrap(
             ["sign", first, "-o", again, "--signing-time", "1767312000"]

@@ -1,6 +1,13 @@
 /// Hostile archives, each paired with the error code it must give. Used by the library tests,
 /// by the command-line tests, and written to Tests/Fixtures/hostile/ for the CLI corpus.
 public enum HostileArchives {
+    /// A zip that holds no app, only `NotAnApp.txt` (the shape of isign's `NotAnApp.ipa`).
+    public static func notAnApp() -> [UInt8] {
+        var zip = ZipBuilder()
+        zip.file("NotAnApp.txt", "This file isn't actually an app.\n")
+        return zip.bytes()
+    }
+
     public struct Case: Sendable, CustomStringConvertible {
         public let name: String
         public let code: String

@@ -1,13 +1,43 @@
 import Foundation
+import Testing
 
-/// isign's `Test.app` (Tests/Fixtures/isign, built and signed by Xcode 7.2), zipped as an IPA for
-/// the verifier's and the signer's tests.
+/// saucelabs/isign's test files (Apache-2.0), read where they are, in `../shared/fixtures/isign/`
+/// (see its README): `Test.app` (built and signed by Xcode 7.2), `test.mobileprovision` and its
+/// plist, `NotAnApp.ipa`. The repository holds none of them; tests that read them are the extra
+/// check on a real build beside the generated shapes (`XcodeShapedApp`), and skip without
+/// `../shared`:
+///
+/// ```swift
+/// @Suite(.enabled(if: IsignFixture.isAvailable, IsignFixture.skipNote))
+/// ```
 public enum IsignFixture {
-    public static let folder = "isign/Test.app"
+    /// The folder inside the shared folder.
+    public static let root = "fixtures/isign"
+    /// The app, relative to `root`.
+    public static let app = "Test.app"
 
-    /// Every file of the fixture, by path inside the bundle, with its zip mode.
+    /// Whether the shared folder holds isign's files.
+    public static var isAvailable: Bool { SharedFolder.has("\(root)/\(app)") }
+
+    /// Why a test that needs them skips.
+    public static var skipNote: Comment { SharedFolder.skipNote(root) }
+
+    /// The absolute path of `relativePath` (e.g. `Test.app/Info.plist`, `NotAnApp.ipa`).
+    public static func path(_ relativePath: String) -> String {
+        SharedFolder.path("\(root)/\(relativePath)")
+    }
+
+    /// The bytes of `relativePath`.
+    public static func bytes(_ relativePath: String) throws -> [UInt8] {
+        try SharedFolder.bytes("\(root)/\(relativePath)")
+    }
+
+    /// The app folder's URL.
+    public static var appURL: URL { URL(fileURLWithPath: path(app)) }
+
+    /// Every file of the app, by path inside the bundle, with its zip mode.
     public static func files() throws -> [(String, [UInt8], UInt16)] {
-        let root = Fixtures.path(folder)
+        let root = path(app)
         var files: [(String, [UInt8], UInt16)] = []
         let enumerator = FileManager.default.enumerator(atPath: root)
         while let relative = enumerator?.nextObject() as? String {
@@ -20,7 +50,7 @@ public enum IsignFixture {
         return files.sorted { $0.0 < $1.0 }
     }
 
-    /// The fixture zipped as `Test.ipa` in `scratch`, with `change` applied to its files first.
+    /// The app zipped as `Test.ipa` in `scratch`, with `change` applied to its files first.
     public static func ipa(
         in scratch: ScratchDirectory, _ change: (inout [String: [UInt8]]) throws -> Void = { _ in }
     ) throws -> String {

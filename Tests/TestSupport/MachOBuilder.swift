@@ -194,6 +194,9 @@ public struct MachOBuilder: Sendable {
         /// Hashes for special slots by number (1 Info.plist, 3 CodeResources…); slots 2, 5 and 7
         /// are hashed from their blobs when `hasher` is set.
         public var specialSlotHashes: [Int: [UInt8]] = [:]
+        /// What special slots seal by number (1 the Info.plist's bytes, 3 CodeResources'),
+        /// hashed with each CodeDirectory's own hash type by `hasher`, as a real signer does.
+        public var specialSlotContents: [Int: [UInt8]] = [:]
         /// Computes a digest of the given hash type; nil leaves every hash zero.
         public var hasher: (@Sendable (_ hashType: UInt8, _ bytes: [UInt8]) -> [UInt8])?
         /// `LC_CODE_SIGNATURE`'s `datasize` when larger than the signature (rounded up to 16),
@@ -655,7 +658,7 @@ public struct MachOBuilder: Sendable {
     }
 
     private func specialSlotCount(_ signature: CodeSignature) -> Int {
-        var count = signature.specialSlotHashes.keys.max() ?? 0
+        var count = max(signature.specialSlotHashes.keys.max() ?? 0, signature.specialSlotContents.keys.max() ?? 0)
         if signature.includeRequirements { count = max(count, 2) }
         if signature.entitlementsXML != nil { count = max(count, 5) }
         if signature.entitlementsDER != nil { count = max(count, 7) }
@@ -707,6 +710,9 @@ public struct MachOBuilder: Sendable {
         for (index, type) in hashTypes.enumerated() {
             for (slot, blob) in others {
                 slotHashes[Int(slot)] = signature.hasher?(type, blob)
+            }
+            for (slot, contents) in signature.specialSlotContents {
+                slotHashes[slot] = signature.hasher?(type, contents)
             }
             let directory = codeDirectory(
                 signature, hashType: type, code: code, specialHashes: slotHashes,
@@ -820,8 +826,8 @@ public struct MachOBuilder: Sendable {
         return major << 16 | (minor & 0xFF) << 8 | (patch & 0xFF)
     }
 
-    /// DER entitlements as Apple encodes them: `[APPLICATION 16] { INTEGER 1, [16] { SET {
-    /// SEQUENCE { UTF8String key, value }… } } }`, with keys sorted. Values are Bool or String.
+    /// DER entitlements as Apple encodes them: `[APPLICATION 16] { INTEGER 1, [16] IMPLICIT SET OF
+    /// SEQUENCE { UTF8String key, value } }`, with keys sorted. Values are Bool or String.
     public static func derEntitlements(_ entries: [(key: String, value: EntitlementValue)]) -> [UInt8] {
         var pairs: [UInt8] = []
         for entry in entries.sorted(by: { $0.key < $1.key }) {
@@ -832,7 +838,7 @@ public struct MachOBuilder: Sendable {
             }
             pairs += der(0x30, pair)
         }
-        let dictionary = der(0xB0, der(0x31, pairs))
+        let dictionary = der(0xB0, pairs)
         return der(0x70, der(0x02, [1]) + dictionary)
     }
 

@@ -4,8 +4,10 @@ import Testing
 /// `../shared/oracles/sigcheck.py`: an independent checker of iOS code signatures (page hashes,
 /// special slots, CodeResources both ways, nested code and teams, entitlements, CMS attributes),
 /// written from Apple's published formats and sharing no code with ipawrap. The signing tests run
-/// it on every output `sign` writes. It needs `../shared` (CI has it) and the oracle Python
-/// environment (`asn1crypto` for the CMS attribute checks); tests skip with `skipNote` without it.
+/// it on every output `sign` and `wrap --sign` write (`expectAccepted`). It needs `../shared` (CI
+/// has it); the oracle Python environment adds its CMS attribute checks (`asn1crypto`), else the
+/// system `python3` runs it without them. Without `../shared`, `expectAccepted` does nothing and
+/// `SigcheckPresenceTests` skips with `skipNote` to say so.
 public enum SigcheckOracle {
     public static let script = "oracles/sigcheck.py"
 
@@ -23,7 +25,8 @@ public enum SigcheckOracle {
         var arguments = [SharedFolder.path(script), path]
         if let ca { arguments += ["--ca", ca] }
         if let team { arguments += ["--team", team] }
-        let result = try Command.run(PythonOracle.interpreter, arguments)
+        let python = FileManager.default.isExecutableFile(atPath: PythonOracle.interpreter) ? PythonOracle.interpreter : "python3"
+        let result = try Command.run(python, arguments)
         switch result.status {
         case 0: return []
         case 1: return result.stdout.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
@@ -35,5 +38,17 @@ public enum SigcheckOracle {
     /// chain is checked too.
     public static func problemsWithTestCA(in path: String, team: String? = nil) throws -> [String] {
         try problems(in: path, ca: SigningFixtures.rootPEM, team: team)
+    }
+
+    /// Records an issue for each problem the checker finds in a signed output at `path`, checked
+    /// against the test CA, other than those starting with a prefix in `expected` (a known,
+    /// explained deviation); does nothing where the checker is not available.
+    public static func expectAccepted(
+        _ path: String, except expected: [String] = [], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        guard isAvailable else { return }
+        for problem in try problemsWithTestCA(in: path) where !expected.contains(where: { problem.hasPrefix($0) }) {
+            Issue.record("sigcheck: \(problem)", sourceLocation: sourceLocation)
+        }
     }
 }

@@ -131,6 +131,13 @@ public enum ToolchainShapes {
         builder.nested[0].files["Root.plist"] = .init(data: Array("<plist version=\"1.0\"><dict/></plist>".utf8))
         builder.addFile("Settings.bundle/Root.plist", Array("<plist version=\"1.0\"><dict/></plist>".utf8))
         builder.addFile("Settings.bundle/en.lproj/Root.strings", Array("\"a\" = \"b\";".utf8))
+        // Resource bundles whose Info.plist names no file, as some pod and template bundles do.
+        for (name, executable) in [("Maps", ""), ("PodResources", "PodResources")] {
+            var info = bundleInfo(name, "org.cocoapods.\(name)", packageType: "BNDL")
+            info["CFBundleExecutable"] = .string(executable)
+            builder.addFile("\(name).bundle/Info.plist", (try? PropertyList(root: .dictionary(info), format: .binary).serialized()) ?? [])
+            builder.addFile("\(name).bundle/image.png", IPABuilder.iconPNG(size: 4, cgbi: false))
+        }
         return Shape(name: "preference-bundles", builder: builder, profiledBundleIDs: ["com.example.prefs"])
     }
 

@@ -71,10 +71,10 @@ func fuzzOne(_ bytes: [UInt8]) {
             }
         }
     }
-    fuzzSigningLayout(file, bytes)
+    checkSigningLayout(file, bytes)
 }
 
-func fuzzSigningLayout(_ file: MachOFile, _ bytes: [UInt8]) {
+func checkSigningLayout(_ file: MachOFile, _ bytes: [UInt8]) {
     let existing = file.slices.first?.codeSignatureRange.map { Int($0.size) } ?? 1
     for size in [1, 4104, existing] {
         let layout: SigningLayout

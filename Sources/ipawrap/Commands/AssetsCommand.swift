@@ -94,36 +94,11 @@ struct AssetsCommand: ParsableCommand {
     /// The catalog of an .ipa's app, or of a bare Assets.car file, with the path it is named by;
     /// nil (after saying so) when the app has none.
     static func catalog(in input: String, limits: ArchiveLimits) throws -> (String, AssetCatalog)? {
-        if let bare = try bareCatalog(at: input, limit: limits.maximumMemory) {
-            return (input, try inLocation(input) { try AssetCatalog(bytes: bare) })
-        }
-        let archive = try AppArchive(path: input, limits: limits)
-        let path = archive.app.path + "/Assets.car"
-        guard let bytes = try archive.read(path, maximumSize: .max) else {  // within --max-memory
+        guard let (path, catalog) = try AssetCatalogSource.open(input, limits: limits) else {
             Terminal.standardError("ipawrap: \(input): the app has no Assets.car")
             return nil
         }
-        var catalogLimits = AssetCatalog.Limits()
-        catalogLimits.clock = archive.archive.zip.workClock()
-        do {
-            return (path, try inLocation("\(input): \(path)") { try AssetCatalog(bytes: bytes, limits: catalogLimits) })
-        } catch {
-            // A catalog stopped by the time limit is the archive's ARCHIVE_TIME_LIMIT line.
-            try archive.checkLimits()
-            throw error
-        }
-    }
-
-    /// The whole file when it is a compiled asset catalog (a BOM store, magic `BOMStore`) and
-    /// not a zip archive; nil otherwise. Larger than `limit` is the memory-limit error.
-    static func bareCatalog(at path: String, limit: UInt64) throws -> [UInt8]? {
-        // Not readable here (a folder, a missing file): the archive reader gives the error.
-        guard let source = try? FileByteSource(path: path), source.size >= 8,
-              try source.read(offset: 0, count: 8) == Array("BOMStore".utf8) else { return nil }
-        guard source.size <= limit else {
-            throw ArchiveError.memoryLimit(archive: path, what: "the catalog", size: source.size, limit: limit)
-        }
-        return try source.read(offset: 0, count: Int(source.size))
+        return (path, catalog)
     }
 
     struct Listing: Encodable {
@@ -149,30 +124,11 @@ struct AssetsCommand: ParsableCommand {
             self.width = rendition.width
             self.height = rendition.height
             self.scale = String(format: "%g", rendition.scale)
-            self.idiom = Self.idiomName(rendition.idiom)
+            self.idiom = rendition.idiomName
             self.pixelFormat = "\(rendition.pixelFormat)"
             self.layout = "\(rendition.layout)"
             self.compression = rendition.compression.map { "\($0)" }
-            switch rendition.content {
-            case .bitmap(let compression, _, _): extractable = compression.isExtractable
-            case .internalLink: extractable = true
-            case .rawData, .other, .empty: extractable = false
-            }
-        }
-
-        static func idiomName(_ idiom: UInt16) -> String {
-            switch idiom {
-            case 0: "universal"
-            case 1: "phone"
-            case 2: "pad"
-            case 3: "tv"
-            case 4: "car"
-            case 5: "watch"
-            case 6: "marketing"
-            case 7: "mac"
-            case 8: "vision"
-            default: "idiom \(idiom)"
-            }
+            self.extractable = rendition.isExtractable
         }
     }
 }

@@ -59,7 +59,7 @@ struct RepackCommand: ParsableCommand {
             let summary = try ArchiveWriter.repack(
                 archive.zip, to: output, edits: edits,
                 options: RepackOptions(timestamp: try NewEntryTimestamp.parse(timestamp), synchronize: fsync),
-                verifying: { path, limits in _ = try IPAArchive(path: path, limits: limits) })
+                verifying: ArchiveWriter.verifyingIPA)
             let seconds = Date().timeIntervalSince(started)
             print("Wrote \(summary.output): \(summary.copiedEntries) entries copied raw, "
                 + "\(summary.addedEntries) added, \(summary.removedEntries) removed, "

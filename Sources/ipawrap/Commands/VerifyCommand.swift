@@ -15,7 +15,8 @@ struct VerifyCommand: ParsableCommand {
             the CMS signature and its CDHashes, and the certificate, profile, entitlements, identifiers and teams; \
             then what a device's installd and amfid check (each finding names the error a device would give): the \
             bundles' structure, the embedded profiles' dates and teams, and with --device and --os the devices and \
-            the iOS version. Entries are streamed and hashed on two cores; nothing is extracted. An expired \
+            the iOS version. Entries are inflated (whole up to 64 MiB, with libdeflate) and hashed on two cores; \
+            nothing is extracted. An expired \
             certificate is a warning; a broken seal is an error. Exit codes: 0 every signature holds and nothing \
             refuses the install, 1 at least one error finding, 64 usage error, 65 bad input, 74 I/O error.
             """
