@@ -81,25 +81,44 @@ public enum InputDiscovery {
         }
     }
 
-    /// Reads a list file (`-` for standard input) and returns its paths.
+    /// Reads a list file and returns its paths. The list is an input like any other: a regular
+    /// file, opened without blocking, so a FIFO (which could wait forever for a writer) or a
+    /// device is refused before any read. A list from a pipe is `-`: standard input, read up to
+    /// `maximumListSize`.
     public static func paths(inListFile file: String) throws(BatchInputError) -> [String] {
-        let data: Data
-        do {
-            if file == "-" {
-                data = try FileHandle.standardInput.readToEnd() ?? Data()
-            } else {
-                let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: file))
-                defer { try? handle.close() }
-                data = try handle.read(upToCount: maximumListSize + 1) ?? Data()
+        let name = file == "-" ? "standard input" : file
+        let bytes: [UInt8]
+        if file == "-" {
+            let data: Data?
+            do {
+                data = try FileHandle.standardInput.read(upToCount: maximumListSize + 1)
+            } catch {
+                throw .listUnreadable(name, reason: reason(error))
             }
-        } catch {
-            throw .listUnreadable(file == "-" ? "standard input" : file, reason: reason(error))
+            bytes = [UInt8](data ?? Data())
+            guard bytes.count <= maximumListSize else {
+                throw .listUnreadable(name, reason: "it is larger than \(maximumListSize >> 20) MiB")
+            }
+        } else {
+            let contents: [UInt8]?
+            do {
+                contents = try FileByteSource.contents(ofFile: file, limit: maximumListSize)
+            } catch {
+                var info = stat()
+                let isPipe = stat(file, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO
+                throw .listUnreadable(name, reason: error.reason + (isPipe ? "; to read the list from a pipe, give --from -" : ""))
+            }
+            guard let contents else {
+                throw .listUnreadable(name, reason: "it is larger than \(maximumListSize >> 20) MiB")
+            }
+            bytes = contents
         }
-        guard data.count <= maximumListSize else {
-            throw .listUnreadable(file, reason: "it is larger than \(maximumListSize >> 20) MiB")
+        // No path holds a NUL byte (a C path would end there and name another file).
+        guard !bytes.contains(0) else {
+            throw .listUnreadable(name, reason: "it holds a NUL byte: it is not a list of paths")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw .listUnreadable(file == "-" ? "standard input" : file, reason: "it is not UTF-8 text")
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw .listUnreadable(name, reason: "it is not UTF-8 text")
         }
         return paths(inList: text)
     }

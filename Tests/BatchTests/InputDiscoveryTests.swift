@@ -92,7 +92,9 @@ import TestSupport
             #expect(error.description.contains("missing.txt"))
         }
         let binary = try scratch.write("binary.txt", [0xFF, 0xFE, 0x00, 0x41])
-        #expect(throws: BatchInputError.self) { try InputDiscovery.paths(inListFile: binary) }
+        #expect(throws: BatchInputError.listUnreadable(binary, reason: "it holds a NUL byte: it is not a list of paths")) {
+            try InputDiscovery.paths(inListFile: binary)
+        }
     }
 
     @Test func stemDropsOnlyAnIPAExtension() {

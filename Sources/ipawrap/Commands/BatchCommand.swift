@@ -37,7 +37,7 @@ struct BatchOptions: ParsableArguments {
     var inputs: [String] = []
 
     @Option(name: .customLong("from"), help: ArgumentHelp(
-        "A file listing inputs, one per line ('-' for standard input); blank lines and lines starting with # are ignored.",
+        "A regular file listing inputs, one per line ('-' for standard input, e.g. a pipe); blank lines and lines starting with # are ignored.",
         valueName: "list"))
     var lists: [String] = []
 
