@@ -2,10 +2,11 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Issue 27, class 7: the files options name (a `batch --from` list) follow the rule every
-/// input follows: a regular file, opened without blocking and looked at before any read. A FIFO
-/// nobody writes to is refused at once (the run is killed as a hang after 120 s), `/dev/zero` is
-/// not read without end, and each is named for what it is, with the command's code and exit status.
+/// Issue 27, classes 7 and 10: the files options name (a `batch --from` list, a password file,
+/// an entitlements file) follow the rule every input follows: a regular file, opened without
+/// blocking and looked at before any read. A FIFO nobody writes to is refused at once (the run
+/// is killed as a hang after 120 s), `/dev/zero` is not read without end, and each is named for
+/// what it is, with the command's code and exit status.
 @Suite struct OptionFileTests {
     /// Something that is not a regular file, and how the error names it.
     struct Special: Sendable, CustomTestStringConvertible {
@@ -76,5 +77,43 @@ import TestSupport
             (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["input"] as? String
         }
         #expect(inputs == [ipa], "\(result.stdout)")
+    }
+
+    // MARK: sign's password and entitlements files (class 10)
+
+    /// `sign` of a signable app with the test identity and profile, plus `extra`; the password
+    /// file is `password` when given.
+    static func sign(_ scratch: ScratchDirectory, password: String? = nil, extra: [String]) throws -> Command.Result {
+        var builder = IPABuilder()
+        builder.addPrimaryIcon()
+        builder.executable = IPABuilder.executable { $0.headerPadding = 1024 }
+        let input = try scratch.write("Sample.ipa", try builder.bytes())
+        let profile = try scratch.write("app.mobileprovision", ProfileBuilder.signingFixture(.app))
+        let passwordFile = try password ?? scratch.write("password.txt", Array((SigningFixtures.password + "\n").utf8))
+        return try run(
+            ["sign", input, "-o", scratch.path("out.ipa"), "--identity", SigningFixtures.PKCS12.openssl.path,
+             "--password-file", passwordFile, "--profile", profile, "--signing-time", "1767225600"] + extra)
+    }
+
+    @Test(arguments: specials)
+    func anEntitlementsFileThatIsNotARegularFileIsNamedForWhatItIs(_ special: Special) throws {
+        let scratch = try ScratchDirectory("option-file")
+        let file = try Self.make(special, in: scratch)
+        let result = try Self.sign(scratch, extra: ["--entitlements", "com.example.sample=" + file])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr == "ipawrap: error[SIGN_ENTITLEMENTS_FILE]: \(file): cannot be read: \(special.words); "
+                    + "name a regular file holding the entitlements as an XML plist\n", "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out.ipa")))
+    }
+
+    @Test(arguments: specials)
+    func aPasswordFileThatIsNotARegularFileIsNamedForWhatItIs(_ special: Special) throws {
+        let scratch = try ScratchDirectory("option-file")
+        let file = try Self.make(special, in: scratch)
+        let result = try Self.sign(scratch, password: file, extra: [])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr == "ipawrap: error[SIGN_IDENTITY_OPTIONS]: --password-file \(file): cannot be read: \(special.words); "
+                    + "name a regular file whose first line is the password\n", "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("out.ipa")))
     }
 }

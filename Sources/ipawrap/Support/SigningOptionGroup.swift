@@ -1,4 +1,5 @@
 import ArgumentParser
+import FormatSupport
 import Foundation
 import ToolData
 import PropertyList
@@ -80,9 +81,11 @@ struct SigningOptionGroup: ParsableArguments {
             }
             let bytes: [UInt8]
             do {
-                bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+                bytes = try Self.optionFile(file)
             } catch {
-                throw SigningError(.entitlementsFile, "\(file): cannot be read: \(error.localizedDescription)", remedy: "check the path")
+                throw SigningError(
+                    .entitlementsFile, "\(file): cannot be read: \(error.reason)",
+                    remedy: "name a regular file holding the entitlements as an XML plist")
             }
             guard let dictionary = (try? PropertyList(bytes: bytes))?.root.dictionary else {
                 throw SigningError(
@@ -112,9 +115,13 @@ struct SigningOptionGroup: ParsableArguments {
             return Array(value.utf8)
         }
         if let passwordFile {
-            guard let data = FileManager.default.contents(atPath: passwordFile) else {
+            let data: [UInt8]
+            do {
+                data = try Self.optionFile(passwordFile)
+            } catch {
                 throw SigningError(
-                    .identityOptions, "--password-file \(passwordFile) cannot be read", remedy: "check the path and its permissions")
+                    .identityOptions, "--password-file \(passwordFile): cannot be read: \(error.reason)",
+                    remedy: "name a regular file whose first line is the password")
             }
             let line = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).first ?? []
             var bytes = [UInt8](line)
@@ -122,6 +129,19 @@ struct SigningOptionGroup: ParsableArguments {
             return bytes
         }
         return nil
+    }
+}
+
+extension SigningOptionGroup {
+    /// Larger than any password or entitlements file.
+    static let maximumOptionFileSize = 1 << 20
+
+    /// A small file an option names (the password, entitlements), under the rule every input
+    /// follows: a regular file, opened without blocking and looked at before any read, so a FIFO
+    /// is refused rather than waited on, `/dev/zero` rather than read without end, and a folder
+    /// or a file over `maximumOptionFileSize` bytes is named for what it is.
+    static func optionFile(_ path: String) throws(FileReadError) -> [UInt8] {
+        try FileByteSource.wholeFile(path, limit: maximumOptionFileSize)
     }
 }
 
