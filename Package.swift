@@ -109,7 +109,7 @@ let package = Package(
         // Reporting: findings and reports as typed values, the one JSON form, and the renderers
         // that need nothing else (text, JSON, SARIF, JUnit).
         .target(
-            name: "Reporting", dependencies: ["AppBundle", "Policy", "PropertyList", "ProvisioningProfile", "XMLSupport"],
+            name: "Reporting", dependencies: ["AppBundle", "FormatSupport", "Policy", "PropertyList", "ProvisioningProfile", "XMLSupport"],
             swiftSettings: strict),
 
         // Verification: every code signature of an IPA checked (pages, special slots, CMS, seals,
@@ -135,8 +135,8 @@ let package = Package(
         // Wrapping: the policy bundle, the repack and the .mdx container.
         .target(
             name: "Wrapping",
-            dependencies: ["Checks", "Reporting", "ToolData", "Signing", "AppBundle", "CodeSignature", "IPAArchive", "Policy", "PropertyList", "FormatSupport",
-                           .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Checks", "Reporting", "ToolData", "Signing", "AppBundle", "CodeSignature", "IPAArchive", "Policy", "PropertyList",
+                           "ProvisioningProfile", "FormatSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
         // Signing: every bundle's signature planned innermost first, as archive edits.

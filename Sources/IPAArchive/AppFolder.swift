@@ -63,6 +63,9 @@ public struct AppFolder: Sendable {
             appFolder = try Self.archivedApp(in: root, archive: path)
         }
         appName = String(appFolder.split(separator: "/").last ?? Substring(appFolder))
+        guard PathEncoding.isUTF8(appName) else {
+            throw .unsafeName(archive: path, entry: "Payload/" + appName, reason: Self.notUTF8)
+        }
         var walk = Walk(archive: path, limits: limits)
         try walk.add(folder: appFolder, as: "Payload/" + appName)
         entries = [ArchiveEdits.Addition(name: "Payload/", content: .directory, permissions: 0o755)]
@@ -70,6 +73,9 @@ public struct AppFolder: Sendable {
         newestModification = walk.newestModification
         clock = walk.clock
     }
+
+    /// Why a name on disk that is not UTF-8 (`PathEncoding` carries its bytes) cannot go into an IPA.
+    static let notUTF8 = "it is not UTF-8, which every name in an IPA must be"
 
     /// Writes the IPA to `output`, atomically.
     @discardableResult
@@ -90,7 +96,7 @@ public struct AppFolder: Sendable {
     func openZip(packing: Packing, limits: ArchiveLimits) throws(ArchiveError) -> ZipArchive {
         let temporary = FileManager.default.temporaryDirectory
             .appendingPathComponent("ipawrap-folder-\(UUID().uuidString).ipa").path
-        defer { unlink(temporary) }
+        defer { _ = FileSystem.unlink(temporary) }
         do {
             try writeIPA(to: temporary, packing: packing)
         } catch let error as ArchiveError {
@@ -116,14 +122,14 @@ public struct AppFolder: Sendable {
     /// The one app inside an Xcode archive's `Products/Applications/`.
     private static func archivedApp(in root: String, archive: String) throws(ArchiveError) -> String {
         let applications = root + "/Products/Applications"
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: applications)) ?? [])
-            .filter { $0.hasSuffix(".app") && $0.count > 4 && isFolder(applications + "/" + $0, following: false) }
+        let names = (try? FileSystem.names(inFolder: applications, unreadable: { $0 })) ?? []
+        let apps = names.filter { $0.hasSuffix(".app") && $0.count > 4 && isFolder(applications + "/" + $0, following: false) }
             .sorted()
-        guard let first = names.first else {
+        guard let first = apps.first else {
             throw .noApp(archive: archive, hint: "an Xcode archive keeps its app in Products/Applications/<Name>.app/")
         }
-        guard names.count == 1 else {
-            throw .multipleApps(archive: archive, apps: names.map { "Products/Applications/" + $0 })
+        guard apps.count == 1 else {
+            throw .multipleApps(archive: archive, apps: apps.map { "Products/Applications/" + $0 })
         }
         return applications + "/" + first
     }
@@ -150,8 +156,8 @@ public struct AppFolder: Sendable {
             while let (disk, name) = pending.popLast() {
                 var info = stat()
                 // The folder given is followed if it is a symlink; nothing inside it is.
-                guard (first ? stat(disk, &info) : lstat(disk, &info)) == 0 else {
-                    throw .unreadable(archive: archive, reason: "'\(name)' cannot be read: \(String(cString: strerror(errno)))")
+                guard (first ? FileSystem.stat(disk, &info) : FileSystem.lstat(disk, &info)) == 0 else {
+                    throw .unreadable(archive: archive, reason: "'\(name)' cannot be read: \(SystemError(errno))")
                 }
                 first = false
                 try clock.tick(1 + name.utf8.count)
@@ -163,13 +169,14 @@ public struct AppFolder: Sendable {
                 case S_IFDIR:
                     try count()
                     entries.append(ArchiveEdits.Addition(name: name + "/", content: .directory, permissions: permissions))
-                    let children: [String]
-                    do {
-                        children = try FileManager.default.contentsOfDirectory(atPath: disk)
-                    } catch {
-                        throw .unreadable(archive: archive, reason: "the folder '\(name)' cannot be listed")
-                    }
+                    let children = try FileSystem.names(inFolder: disk, unreadable: { [archive] _ in
+                        ArchiveError.unreadable(archive: archive, reason: "the folder '\(name)' cannot be listed")
+                    })
                     for child in children.sorted().reversed() {
+                        // Refused here, before anything is read, with the name as the user can find it.
+                        guard PathEncoding.isUTF8(child) else {
+                            throw .unsafeName(archive: archive, entry: name + "/" + child, reason: AppFolder.notUTF8)
+                        }
                         pending.append((disk + "/" + child, name + "/" + child))
                     }
                 case S_IFREG:
@@ -186,8 +193,7 @@ public struct AppFolder: Sendable {
                     entries.append(addition)
                 case S_IFLNK:
                     try count()
-                    guard info.st_size <= Int(ZipArchive.maximumSymlinkTarget),
-                          let target = try? FileManager.default.destinationOfSymbolicLink(atPath: disk), !target.isEmpty else {
+                    guard let target = try? FileSystem.symlinkTarget(disk, limit: Int(ZipArchive.maximumSymlinkTarget)), !target.isEmpty else {
                         throw .symlinkInvalid(archive: archive, entry: name, reason: "its target cannot be read or is too long")
                     }
                     entries.append(ArchiveEdits.Addition(name: name, content: .symlink(target: target), permissions: permissions))
@@ -206,8 +212,7 @@ public struct AppFolder: Sendable {
     }
 
     private static func isFolder(_ path: String, following: Bool) -> Bool {
-        var info = stat()
-        return (following ? stat(path, &info) : lstat(path, &info)) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+        FileSystem.kind(of: path, following: following) == S_IFDIR
     }
 
     private static func trimmingSlashes(_ path: String) -> String {
@@ -258,7 +263,7 @@ struct WalkedFile: Sendable, Equatable {
     /// - Throws: `ArchiveError.folderChanged` when it is not (exit 65), `.unreadable` when it
     ///   cannot be opened (74).
     func open(_ path: String) throws(ArchiveError) -> FileByteSource {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+        let descriptor = FileSystem.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else {
             let code = errno
             switch code {

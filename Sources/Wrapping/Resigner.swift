@@ -1,7 +1,9 @@
 import AppBundle
 import Checks
+import FormatSupport
 import Foundation
 import IPAArchive
+import ProvisioningProfile
 import Reporting
 import Signing
 
@@ -38,10 +40,10 @@ public enum Resigner {
         try assignments.map { assignment in
             var bytes: [UInt8]?
             if assignment.source != .embedded {
-                do {
-                    bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: assignment.file)))
+                do throws(FileReadError) {
+                    bytes = try FileByteSource.wholeFile(assignment.file, limit: ProvisioningProfile.maximumSize)
                 } catch {
-                    throw WrapError.profileUnreadable(assignment.file, reason: error.localizedDescription)
+                    throw WrapError.profileUnreadable(assignment.file, reason: error.reason)
                 }
             }
             return BundleProfile(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Checks
+import FormatSupport
 import Foundation
 import Policy
 import Reporting
@@ -11,7 +12,8 @@ struct IPAWrap: ParsableCommand {
         // Every date ipawrap prints or writes is UTC. Fixing the zone also stops glibc from
         // re-reading /etc/localtime for each of libzip's per-entry mktime calls.
         setenv("TZ", "UTC", 1)
-        parseAndRun(Array(CommandLine.arguments.dropFirst()))
+        // The arguments as bytes (`PathEncoding`): a path that is not UTF-8 still names its file.
+        parseAndRun(PathEncoding.commandLineArguments())
     }
 
     static let configuration = CommandConfiguration(

@@ -75,8 +75,8 @@ import TestSupport
 
     @Test func listsIgnoreCommentsBlankLinesAndSurroundingSpace() {
         let text = "# apps to check\r\nA.ipa\r\n\n   \n  team/B.ipa  \n#C.ipa\n./D folder/E.ipa\n"
-        #expect(InputDiscovery.paths(inList: text) == ["A.ipa", "team/B.ipa", "./D folder/E.ipa"])
-        #expect(InputDiscovery.paths(inList: "") == [])
+        #expect(InputDiscovery.paths(inList: Array(text.utf8)) == ["A.ipa", "team/B.ipa", "./D folder/E.ipa"])
+        #expect(InputDiscovery.paths(inList: []) == [])
     }
 
     @Test func listFilesAreReadAndAMissingOneIsAnIOError() throws {
