@@ -49,6 +49,12 @@ public struct AppFolder: Sendable {
     }
 
     public init(path: String, limits: ArchiveLimits = .default) throws(ArchiveError) {
+        try self.init(path: path, limits: limits, afterListing: nil)
+    }
+
+    /// - Parameter afterListing: called with each folder's path on disk once it is listed, before
+    ///   its entries are looked at: the seam through which a test changes the folder mid-walk.
+    init(path: String, limits: ArchiveLimits, afterListing: ((String) -> Void)?) throws(ArchiveError) {
         guard let kind = try Self.kind(of: path) else {
             throw .unreadable(archive: path, reason: "it is not a folder")
         }
@@ -66,7 +72,7 @@ public struct AppFolder: Sendable {
         guard PathEncoding.isUTF8(appName) else {
             throw .unsafeName(archive: path, entry: "Payload/" + appName, reason: Self.notUTF8)
         }
-        var walk = Walk(archive: path, limits: limits)
+        var walk = Walk(archive: path, limits: limits, afterListing: afterListing)
         try walk.add(folder: appFolder, as: "Payload/" + appName)
         entries = [ArchiveEdits.Addition(name: "Payload/", content: .directory, permissions: 0o755)]
             + walk.entries.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
@@ -122,7 +128,11 @@ public struct AppFolder: Sendable {
     /// The one app inside an Xcode archive's `Products/Applications/`.
     private static func archivedApp(in root: String, archive: String) throws(ArchiveError) -> String {
         let applications = root + "/Products/Applications"
-        let names = (try? FileSystem.names(inFolder: applications, unreadable: { $0 })) ?? []
+        let names = try FileSystem.names(inFolder: applications, unreadable: { error -> ArchiveError in
+            Walk.seenChanging(error.code)
+                ? .folderChanged(archive: archive, entry: "Products/Applications", reason: "it was removed while the folder was read")
+                : .unreadable(archive: archive, reason: "'Products/Applications' cannot be listed: \(error)")
+        })
         let apps = names.filter { $0.hasSuffix(".app") && $0.count > 4 && isFolder(applications + "/" + $0, following: false) }
             .sorted()
         guard let first = apps.first else {
@@ -134,19 +144,37 @@ public struct AppFolder: Sendable {
         return applications + "/" + first
     }
 
-    /// The entries of one folder tree, walked without following symlinks.
-    private struct Walk {
+    /// The entries of one folder tree, walked without following symlinks. The folder may change
+    /// while it is read: a name listed a moment ago that is gone (or no longer a folder, or no
+    /// longer a symlink) when it is looked at is `ARCHIVE_FOLDER_CHANGED`, as at packing.
+    struct Walk {
         let archive: String
         let limits: ArchiveLimits
         var clock: WorkClock
+        let afterListing: ((String) -> Void)?
         var entries: [ArchiveEdits.Addition] = []
         var totalSize: UInt64 = 0
         var newestModification: Int64 = DOSTimestamp.earliest.secondsSince1970
 
-        init(archive: String, limits: ArchiveLimits) {
+        init(archive: String, limits: ArchiveLimits, afterListing: ((String) -> Void)? = nil) {
             self.archive = archive
             self.limits = limits
             self.clock = WorkClock(deadline: WorkClock.deadline(after: limits.maximumSeconds), seconds: limits.maximumSeconds, file: archive)
+            self.afterListing = afterListing
+        }
+
+        /// Whether an `errno` met on a name the walk has seen means the folder changed under it:
+        /// the name is gone (`ENOENT`), a folder on its path is now a file (`ENOTDIR`), or a
+        /// symlink is now something else (`EINVAL` from `readlink`).
+        static func seenChanging(_ code: Int32) -> Bool {
+            code == ENOENT || code == ENOTDIR || code == EINVAL
+        }
+
+        /// The error for `errno` `code` on the walked entry `name`.
+        func failure(_ code: Int32, on name: String, doing what: String) -> ArchiveError {
+            Self.seenChanging(code)
+                ? .folderChanged(archive: archive, entry: name, reason: "it was removed or replaced while the folder was read")
+                : .unreadable(archive: archive, reason: "'\(name)' cannot be \(what): \(SystemError(code))")
         }
 
         /// Adds `folder` (on disk) and everything inside it as `name` (in the archive).
@@ -157,7 +185,7 @@ public struct AppFolder: Sendable {
                 var info = stat()
                 // The folder given is followed if it is a symlink; nothing inside it is.
                 guard (first ? FileSystem.stat(disk, &info) : FileSystem.lstat(disk, &info)) == 0 else {
-                    throw .unreadable(archive: archive, reason: "'\(name)' cannot be read: \(SystemError(errno))")
+                    throw failure(errno, on: name, doing: "read")
                 }
                 first = false
                 try clock.tick(1 + name.utf8.count)
@@ -169,9 +197,9 @@ public struct AppFolder: Sendable {
                 case S_IFDIR:
                     try count()
                     entries.append(ArchiveEdits.Addition(name: name + "/", content: .directory, permissions: permissions))
-                    let children = try FileSystem.names(inFolder: disk, unreadable: { [archive] _ in
-                        ArchiveError.unreadable(archive: archive, reason: "the folder '\(name)' cannot be listed")
-                    })
+                    let children = try FileSystem.names(
+                        inFolder: disk, unreadable: { [self] error in failure(error.code, on: name, doing: "listed") })
+                    afterListing?(disk)
                     for child in children.sorted().reversed() {
                         // Refused here, before anything is read, with the name as the user can find it.
                         guard PathEncoding.isUTF8(child) else {
@@ -193,8 +221,16 @@ public struct AppFolder: Sendable {
                     entries.append(addition)
                 case S_IFLNK:
                     try count()
-                    guard let target = try? FileSystem.symlinkTarget(disk, limit: Int(ZipArchive.maximumSymlinkTarget)), !target.isEmpty else {
-                        throw .symlinkInvalid(archive: archive, entry: name, reason: "its target cannot be read or is too long")
+                    let target: String
+                    do {
+                        target = try FileSystem.symlinkTarget(disk, limit: Int(ZipArchive.maximumSymlinkTarget))
+                    } catch where Self.seenChanging(error.code) {
+                        throw .folderChanged(archive: archive, entry: name, reason: "it is no longer the symlink the walk saw")
+                    } catch {
+                        throw .symlinkInvalid(archive: archive, entry: name, reason: "its target cannot be read or is too long (\(error))")
+                    }
+                    guard !target.isEmpty else {
+                        throw .symlinkInvalid(archive: archive, entry: name, reason: "its target is empty")
                     }
                     entries.append(ArchiveEdits.Addition(name: name, content: .symlink(target: target), permissions: permissions))
                 default:
@@ -269,6 +305,7 @@ struct WalkedFile: Sendable, Equatable {
             switch code {
             case ELOOP: throw .folderChanged(archive: folder, entry: entry, reason: "it is now a symlink")
             case ENOENT: throw .folderChanged(archive: folder, entry: entry, reason: "it was removed")
+            case ENOTDIR: throw .folderChanged(archive: folder, entry: entry, reason: "a folder above it is now a file")
             default: throw .unreadable(archive: folder, reason: "'\(entry)' cannot be read: \(String(cString: strerror(code)))")
             }
         }
