@@ -56,6 +56,11 @@ import TestSupport
         switch line.command {
         case "inspect", "check": arguments = [line.command, input, "--json"]
         case "wrap": arguments = ["wrap", input, "-o", output, "--json"]
+        case "sign":
+            // The committed test identity and the profile for com.example.sample (Tests/Fixtures/signing).
+            arguments = ["sign", input, "-o", output, "--json", "--identity", SigningFixtures.PKCS12.openssl.path,
+                         "--password-file", SigningFixtures.path("password.txt"),
+                         "--profile", Fixtures.path("signing/profiles/app.mobileprovision"), "--signing-time", "1767225600"]
         case "repack", "icon": arguments = [line.command, input, "-o", output]
         case "assets": arguments = ["assets", "list", input]
         case "profile": arguments = ["profile", "show", input]
