@@ -1,4 +1,5 @@
 import CLibcrypto
+import CMS
 import SwiftASN1
 import X509
 
@@ -232,7 +233,7 @@ extension SigningIdentity {
             do {
                 parsed.append(try Certificate(derEncoded: der))
             } catch {
-                throw SigningIdentityError(.certificateInvalid, "certificate \(index + 1) is not a readable X.509 certificate")
+                throw SigningIdentityError(.certificateInvalid, "certificate \(index + 1) \(CertificateDiagnosis.unreadable(der))")
             }
         }
         try self.init(privateKey: key, certificates: parsed)

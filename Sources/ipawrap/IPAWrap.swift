@@ -20,7 +20,8 @@ struct IPAWrap: ParsableCommand {
         commandName: "ipawrap",
         abstract: "Wrap and inspect iOS app archives (.ipa) on Linux.",
         discussion: """
-            Exit codes: 0 success, 1 error findings (check, wrap, verify), 64 usage error, \
+            Exit codes: 0 success, 1 error findings (check, wrap, sign, verify; stderr ends with \
+            error[ERROR_FINDINGS] naming their codes), 64 usage error, \
             65 input that is not a readable, safe iOS app archive (or a malformed policy or profile), \
             74 the output cannot be written.
             """,

@@ -41,10 +41,11 @@ struct BatchOptions: ParsableArguments {
         valueName: "list"))
     var lists: [String] = []
 
-    @Option(help: ArgumentHelp("Inputs worked on at once (default: the number of cores).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Inputs worked on at once (default: the number of cores).", valueName: "n"))
     var jobs: Int?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Work on part I of N (1-based): the inputs whose name hashes to I, so N jobs running the same command "
                 + "cover every input exactly once.", valueName: "I/N"),

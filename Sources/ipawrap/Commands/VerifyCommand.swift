@@ -36,6 +36,7 @@ struct VerifyCommand: ParsableCommand {
             let date = at ?? Date()
             let report = try Verifier.verify(archive: ipa, at: date, limits: limits.limits)
             print(json ? try Self.json(report) : Self.text(report))
+            if !report.isIntact { ReportRendering.stoppedByFindings(ipa, report.findings, "not intact because of") }
             return report.isIntact
         }
         if !intact { throw ExitCode(1) }

@@ -29,7 +29,8 @@ struct SigningOptionGroup: ParsableArguments {
         valueName: "BUNDLE_ID=FILE"))
     var entitlements: [EntitlementsArgument] = []
 
-    @Option(help: ArgumentHelp(
+    // `.unconditional`: `--signing-time -1` is refused for its value, not as a missing one.
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "The signing time written into every signature, in seconds since 1970 (default: SOURCE_DATE_EPOCH, else now); fixes the output's bytes.",
         valueName: "seconds"))
     var signingTime: String?
@@ -61,7 +62,14 @@ struct SigningOptionGroup: ParsableArguments {
         let password = try readPassword()
         var signingIdentity: SigningIdentity
         if let identity {
-            signingIdentity = try SigningIdentity(pkcs12File: identity, password: password ?? [])
+            // The usage asks for a password source; trying an empty password instead would report
+            // a wrong password for a file whose password was simply not given.
+            guard let password else {
+                throw SigningError(
+                    .identityOptions, "--identity \(identity) needs its password, and no --password-file or --password-env was given",
+                    remedy: "pass one (an empty one for a file exported without a password)")
+            }
+            signingIdentity = try SigningIdentity(pkcs12File: identity, password: password)
         } else if let certificate, let key {
             signingIdentity = try SigningIdentity(certificateFile: certificate, keyFile: key, password: password)
         } else {
