@@ -197,7 +197,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "SigningIdentityTests",
-            dependencies: ["SigningIdentity", "CMS", "TestSupport"] + certificateLibraries,
+            dependencies: ["SigningIdentity", "CMS", "FormatSupport", "TestSupport"] + certificateLibraries,
             swiftSettings: strict),
         .testTarget(
             name: "SigningTests",

@@ -57,8 +57,10 @@ struct SigningOptionGroup: ParsableArguments {
     }
 
     /// The request: the identity read (its chain completed from `templates`, the Templates
-    /// folder the command resolved), the entitlement overrides parsed, the signing time.
-    func request(templates: TemplateDirectory) throws -> SigningRequest {
+    /// folder the command resolved) within `timeLimit` (the command's `--time-limit`: loading an
+    /// identity runs key derivations whose cost the file decides), the entitlement overrides
+    /// parsed, the signing time.
+    func request(templates: TemplateDirectory, timeLimit: Double) throws -> SigningRequest {
         let password = try readPassword()
         var signingIdentity: SigningIdentity
         if let identity {
@@ -69,9 +71,11 @@ struct SigningOptionGroup: ParsableArguments {
                     .identityOptions, "--identity \(identity) needs its password, and no --password-file or --password-env was given",
                     remedy: "pass one (an empty one for a file exported without a password)")
             }
-            signingIdentity = try SigningIdentity(pkcs12File: identity, password: password)
+            signingIdentity = try SigningIdentity(
+                pkcs12File: identity, password: password, clock: WorkClock(seconds: timeLimit, file: identity))
         } else if let certificate, let key {
-            signingIdentity = try SigningIdentity(certificateFile: certificate, keyFile: key, password: password)
+            signingIdentity = try SigningIdentity(
+                certificateFile: certificate, keyFile: key, password: password, clock: WorkClock(seconds: timeLimit, file: key))
         } else {
             throw SigningError(
                 .identityOptions, "signing needs an identity",
