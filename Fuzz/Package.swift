@@ -25,6 +25,7 @@ let harnesses: [(name: String, products: [String])] = [
     ("fuzz-policy", ["Policy", "XMLSupport"]),
     ("fuzz-bundle", ["AppBundle", "PNG", "FormatSupport"]),
     ("fuzz-signature", ["CodeSignature", "PropertyList"]),
+    ("fuzz-pkcs12", ["SigningIdentity", "FormatSupport"]),
 ]
 
 let package = Package(
