@@ -115,7 +115,7 @@ let package = Package(
         // Reporting: findings and reports as typed values, the one JSON form, and the renderers
         // that need nothing else (text, JSON, SARIF, JUnit).
         .target(
-            name: "Reporting", dependencies: ["AppBundle", "Policy", "PropertyList", "ProvisioningProfile", "XMLSupport"],
+            name: "Reporting", dependencies: ["AppBundle", "FormatSupport", "Policy", "PropertyList", "ProvisioningProfile", "XMLSupport"],
             swiftSettings: strict),
 
         // Installation: the checks a device's installd and amfid make (profile, devices, OS, bundle
@@ -148,8 +148,8 @@ let package = Package(
         // Wrapping: the policy bundle, the repack and the .mdx container.
         .target(
             name: "Wrapping",
-            dependencies: ["Checks", "Reporting", "ToolData", "Signing", "AppBundle", "CodeSignature", "IPAArchive", "Policy", "PropertyList", "FormatSupport",
-                           .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Checks", "Reporting", "ToolData", "Signing", "AppBundle", "CodeSignature", "IPAArchive", "Policy", "PropertyList",
+                           "ProvisioningProfile", "FormatSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
         // Signing: every bundle's signature planned innermost first, as archive edits.
@@ -211,7 +211,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "SigningIdentityTests",
-            dependencies: ["SigningIdentity", "CMS", "TestSupport"] + certificateLibraries,
+            dependencies: ["SigningIdentity", "CMS", "FormatSupport", "TestSupport"] + certificateLibraries,
             swiftSettings: strict),
         .testTarget(
             name: "SigningTests",

@@ -26,6 +26,7 @@ let harnesses: [(name: String, products: [String])] = [
     ("fuzz-bundle", ["AppBundle", "PNG", "FormatSupport"]),
     ("fuzz-signature", ["CodeSignature", "PropertyList"]),
     ("fuzz-entitlements", ["CodeSignature", "PropertyList", "ProvisioningProfile"]),
+    ("fuzz-pkcs12", ["SigningIdentity", "FormatSupport"]),
 ]
 
 let package = Package(

@@ -500,6 +500,75 @@ def signature_seeds():
     add("runtime.cd", code_directory("com.example.tool", "ABCDE12345", "sha256", code[:5000], [b"x" * 32], version=0x20500))
 
 
+# MARK: PKCS #12
+
+
+def tlvs(data):
+    """The top-level DER elements of `data` (definite lengths), each whole."""
+    elements, i = [], 0
+    while i < len(data):
+        first = data[i + 1]
+        header, length = 2, first
+        if first & 0x80:
+            count = first & 0x7F
+            header, length = 2 + count, int.from_bytes(data[i + 2:i + 2 + count], "big")
+        elements.append(data[i:i + header + length])
+        i += header + length
+    return elements
+
+
+def content(element):
+    """An element's content (definite length)."""
+    first = element[1]
+    return element[2 + (first & 0x7F if first & 0x80 else 0):]
+
+
+def der_integer(value):
+    return der(0x02, value.to_bytes((value.bit_length() + 8) // 8, "big"))
+
+
+def with_mac_iterations(p12, iterations):
+    """`p12` with its MacData's iteration count replaced (the MAC left as it was)."""
+    version, auth, mac = tlvs(content(p12))
+    digest, salt = tlvs(content(mac))[:2]
+    return der(0x30, version + auth + der(0x30, digest + salt + der_integer(iterations)))
+
+
+def pem_der(pem):
+    import base64
+    return base64.b64decode(b"".join(line for line in pem.splitlines() if line and not line.startswith(b"-----")))
+
+
+def plain_pfx(key, certificates):
+    """A PKCS #12 file with no MAC and no encryption (openssl pkcs12 -export -nomac -keypbe NONE
+    -certpbe NONE): a keyBag and certBags, each in a data ContentInfo."""
+    oid = lambda hex_text: der(0x06, bytes.fromhex(hex_text))
+    data = oid("2a864886f70d010701")
+    bag = lambda kind, value: der(0x30, oid(kind) + der(0xA0, value))
+    cert_bags = b"".join(bag("2a864886f70d010c0a0103", der(0x30, oid("2a864886f70d01091601") + der(0xA0, der(0x04, c))))
+                         for c in certificates)
+    key_bags = bag("2a864886f70d010c0a0101", key)
+    infos = b"".join(der(0x30, data + der(0xA0, der(0x04, der(0x30, bags)))) for bags in (cert_bags, key_bags))
+    return der(0x30, der_integer(3) + der(0x30, data + der(0xA0, der(0x04, der(0x30, infos)))))
+
+
+def pkcs12_seeds():
+    folder = reset("fuzz-pkcs12")
+    # The identities of Tests/Fixtures/signing (made by its make-identities.sh): Keychain
+    # Access's and openssl's forms, RSA and EC; the harness opens them with their password.
+    copy_tree(folder, "signing", "", 65536, (".p12",))
+    # Read with an empty password: no MAC stops a mutation before the bags.
+    certificates = [fixture("signing/%s.cer" % name) for name in ("distribution", "wwdr", "root")]
+    write(folder, "plain-nomac.p12", plain_pfx(pem_der(fixture("signing/distribution.key.pem")), certificates))
+    write(folder, "plain-nomac-ec.p12", plain_pfx(pem_der(fixture("signing/distribution-ec.key.pem")),
+                                                  [fixture("signing/distribution-ec.cer")]))
+    # Hostile: a MAC asking for 2^31 - 1 iterations, or for none at all.
+    for name in ("distribution-openssl", "distribution-keychain"):
+        p12 = fixture("signing/%s.p12" % name)
+        write(folder, "hostile-mac-2147483647-%s.p12" % name, with_mac_iterations(p12, 0x7FFFFFFF))
+        write(folder, "hostile-mac-0-%s.p12" % name, with_mac_iterations(p12, 0))
+
+
 # Each harness also replays what it (or another fuzzer of the format) once failed on.
 REGRESSIONS = {
     "fuzz-zip": "archive/fuzz-regressions",
@@ -511,6 +580,7 @@ REGRESSIONS = {
     "fuzz-signature": "signature/fuzz-regressions",
     "fuzz-policy": "policy/fuzz-regressions",
     "fuzz-bundle": "bundle/fuzz-regressions",
+    "fuzz-pkcs12": "signing/fuzz-regressions",
 }
 
 
@@ -526,4 +596,5 @@ if __name__ == "__main__":
     bundle_seeds()
     fixture_seeds()
     signature_seeds()
+    pkcs12_seeds()
     regression_seeds()

@@ -189,7 +189,12 @@ public final class AppArchive {
                 // A versioned framework's executable is a symlink (`Kit -> Versions/Current/Kit`):
                 // the code is the file it resolves to inside the bundle.
                 if let real = zip.resolvingSymlinks(candidate), real.hasPrefix(path + "/"), zip.entry(named: real)?.kind == .file {
-                    executablePath = real
+                    // A symlink may lead to a file the signature owns (`Exec -> Info.plist`).
+                    if let owned = ExecutableProblem.signatureOwned(String(real.dropFirst(path.count + 1))) {
+                        executableProblem = .invalidName("CFBundleExecutable '\(name)' leads to \(owned), which the code signature owns")
+                    } else {
+                        executablePath = real
+                    }
                 } else {
                     executableProblem = .fileMissing(name: name, path: candidate)
                 }

@@ -164,8 +164,8 @@ public enum InfoPlistProblem: Sendable, Equatable, CustomStringConvertible {
 public enum ExecutableProblem: Sendable, Equatable {
     /// Info.plist has no `CFBundleExecutable`.
     case notNamed
-    /// `CFBundleExecutable` is not a usable name (not a string, empty, absolute, `..`, or inside
-    /// `PlugIns/` or `Frameworks/`); the reason says which.
+    /// `CFBundleExecutable` is not a usable name (not a string, empty, absolute, `..`, inside
+    /// `PlugIns/` or `Frameworks/`, or a file the signature owns); the reason says which.
     case invalidName(String)
     /// `CFBundleExecutable` names a file that is not in the bundle (or is not a regular file).
     case fileMissing(name: String, path: String)
@@ -183,6 +183,24 @@ public enum ExecutableProblem: Sendable, Equatable {
         }
         if let first = components.first, components.count > 1, first == "PlugIns" || first == "Frameworks" {
             return .invalidName("CFBundleExecutable '\(name)' points into \(first)/, another bundle's place")
+        }
+        if let owned = signatureOwned(name) {
+            return .invalidName("CFBundleExecutable '\(name)' names \(owned), which the code signature owns, not an executable")
+        }
+        return nil
+    }
+
+    /// What `path` (relative to its bundle) is when it is a file the bundle's code signature owns
+    /// rather than seals as a resource: the Info.plist it binds (special slot 1), the seal itself
+    /// and everything in `_CodeSignature/` (and the old top-level `CodeResources`), and the
+    /// `embedded.mobileprovision` signing writes. The main executable is signed, not sealed, so
+    /// it can be none of them. Compared without case, as Apple's file systems compare names.
+    public static func signatureOwned(_ path: String) -> String? {
+        let name = path.lowercased()
+        if name == "info.plist" { return "the bundle's Info.plist" }
+        if name == "embedded.mobileprovision" { return "the bundle's embedded profile" }
+        if name == "coderesources" || name == "_codesignature" || name.hasPrefix("_codesignature/") {
+            return "the bundle's seal (_CodeSignature)"
         }
         return nil
     }

@@ -77,35 +77,51 @@ public enum InputDiscovery {
     }
 
     /// The paths of a list file: one per line; blank lines and lines starting with `#` are
-    /// ignored, surrounding white space (and a CR from CRLF files) is dropped.
-    public static func paths(inList text: String) -> [String] {
-        text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).compactMap { line in
-            let path = line.trimmingCharacters(in: .whitespacesAndNewlines)
-            return path.isEmpty || path.hasPrefix("#") ? nil : path
-        }
+    /// ignored, surrounding white space (and a CR from CRLF files) is dropped. A line's bytes
+    /// are a path's (`PathEncoding`): a name that is not UTF-8 still names its file.
+    public static func paths(inList bytes: [UInt8]) -> [String] {
+        PathEncoding.string(bytes).split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            .compactMap { line in
+                let path = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                return path.isEmpty || path.hasPrefix("#") ? nil : path
+            }
     }
 
-    /// Reads a list file (`-` for standard input) and returns its paths.
+    /// Reads a list file and returns its paths. The list is an input like any other: a regular
+    /// file, opened without blocking, so a FIFO (which could wait forever for a writer) or a
+    /// device is refused before any read. A list from a pipe is `-`: standard input, read up to
+    /// `maximumListSize`.
     public static func paths(inListFile file: String) throws(BatchInputError) -> [String] {
-        let data: Data
-        do {
-            if file == "-" {
-                data = try FileHandle.standardInput.readToEnd() ?? Data()
-            } else {
-                let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: file))
-                defer { try? handle.close() }
-                data = try handle.read(upToCount: maximumListSize + 1) ?? Data()
+        let bytes: [UInt8]
+        if file == "-" {
+            let data: Data?
+            do {
+                data = try FileHandle.standardInput.read(upToCount: maximumListSize + 1)
+            } catch {
+                throw .listUnreadable("standard input", reason: reason(error))
             }
-        } catch {
-            throw .listUnreadable(file == "-" ? "standard input" : file, reason: reason(error))
+            bytes = [UInt8](data ?? Data())
+            guard bytes.count <= maximumListSize else {
+                throw .listUnreadable("standard input", reason: "it is larger than \(maximumListSize >> 20) MiB")
+            }
+        } else {
+            let contents: [UInt8]?
+            do {
+                contents = try FileByteSource.contents(ofFile: file, limit: maximumListSize)
+            } catch {
+                let pipe = FileSystem.kind(of: file, following: true) == S_IFIFO ? "; to read the list from a pipe, give --from -" : ""
+                throw .listUnreadable(file, reason: error.reason + pipe)
+            }
+            guard let contents else {
+                throw .listUnreadable(file, reason: "it is larger than \(maximumListSize >> 20) MiB")
+            }
+            bytes = contents
         }
-        guard data.count <= maximumListSize else {
-            throw .listUnreadable(file, reason: "it is larger than \(maximumListSize >> 20) MiB")
+        // No path holds a NUL byte (a C path would end there and name another file).
+        guard !bytes.contains(0) else {
+            throw .listUnreadable(file == "-" ? "standard input" : file, reason: "it holds a NUL byte: it is not a list of paths")
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw .listUnreadable(file == "-" ? "standard input" : file, reason: "it is not UTF-8 text")
-        }
-        return paths(inList: text)
+        return paths(inList: bytes)
     }
 
     /// What the search of the folder arguments has used so far, against its bounds.
@@ -142,7 +158,7 @@ public enum InputDiscovery {
                 let child = relative.isEmpty ? name : relative + "/" + name
                 let path = join(folder, child)
                 var info = stat()
-                guard lstat(path, &info) == 0 else { continue }
+                guard FileSystem.lstat(path, &info) == 0 else { continue }
                 switch info.st_mode & S_IFMT {
                 case S_IFDIR:
                     if depth + 1 < maximumDepth, !excluded.contains(canonicalPath(path) ?? path) {
@@ -150,7 +166,7 @@ public enum InputDiscovery {
                     }
                 case S_IFREG, S_IFLNK:
                     // A symlink counts when it leads to a regular file (never to a folder).
-                    if name.lowercased().hasSuffix(".ipa"), stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG {
+                    if name.lowercased().hasSuffix(".ipa"), FileSystem.stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG {
                         result.append(child)
                     }
                 default:
@@ -166,36 +182,18 @@ public enum InputDiscovery {
     /// The names in the folder `path` (without `.` and `..`), read one by one so that a folder of
     /// millions of entries meets the search's bounds while it is listed.
     static func entryNames(of path: String, below folder: String, search: inout FolderSearch) throws(BatchInputError) -> [String] {
-        guard let directory = opendir(path) else {
-            throw .folderUnreadable(path, reason: String(cString: strerror(errno)))
-        }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while true {
-            errno = 0
-            guard let entry = readdir(directory) else {
-                guard errno == 0 else { throw .folderUnreadable(path, reason: String(cString: strerror(errno))) }
-                return names
-            }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name == "." || name == ".." { continue }
-            try search.count(folder)
-            names.append(name)
-        }
+        try FileSystem.names(
+            inFolder: path, unreadable: { .folderUnreadable(path, reason: $0.description) },
+            each: { _ throws(BatchInputError) in try search.count(folder) })
     }
 
     /// Whether `path` is a folder (or a symlink to one).
     public static func isFolder(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+        FileSystem.isFolder(path)
     }
 
     static func canonicalPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
+        FileSystem.realpath(path)
     }
 
     public static func join(_ folder: String, _ relative: String) -> String {

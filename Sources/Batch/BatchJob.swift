@@ -174,11 +174,11 @@ public struct BatchJob: Sendable {
 
     /// Creates the folders an output in a subfolder of the output folder needs.
     static func createParent(of path: String) throws(OutputError) {
-        let parent = URL(fileURLWithPath: path).deletingLastPathComponent()
+        guard let parent = FileSystem.parentFolder(of: path) else { return }
         do {
-            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            try FileSystem.createFolders(parent)
         } catch {
-            throw OutputError(path: path, reason: "cannot create its folder \(parent.path): \(InputDiscovery.reason(error))")
+            throw OutputError(path: path, reason: "cannot create its folder \(parent): \(error)")
         }
     }
 

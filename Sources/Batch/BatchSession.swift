@@ -135,9 +135,9 @@ public struct BatchSession: Sendable {
             inputs: all, shard: options.shard, shardInputs: inputs.count)
         if let outDir {
             do {
-                try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
+                try FileSystem.createFolders(outDir)
             } catch {
-                throw OutputError(path: outDir, reason: "cannot create the output folder (\((error as NSError).localizedDescription))")
+                throw OutputError(path: outDir, reason: "cannot create the output folder (\(error))")
             }
         }
         // Opened now, so a report that cannot be written stops the batch before it starts.
@@ -160,7 +160,7 @@ public struct BatchSession: Sendable {
             owners[output] = input
             var outputInfo = stat()
             var inputInfo = stat()
-            if stat(output, &outputInfo) == 0, stat(input.path, &inputInfo) == 0,
+            if FileSystem.stat(output, &outputInfo) == 0, FileSystem.stat(input.path, &inputInfo) == 0,
                outputInfo.st_dev == inputInfo.st_dev, outputInfo.st_ino == inputInfo.st_ino {
                 throw .outputIsInput(output: output)
             }

@@ -139,7 +139,7 @@ extension CMSSignedData {
                 readable.append(certificate)
             } else {
                 envelope.append(CMSProblem(
-                    .certificateUnreadable, "certificate \(index + 1) of the SignedData is not a readable X.509 certificate"))
+                    .certificateUnreadable, "certificate \(index + 1) of the SignedData \(CertificateDiagnosis.unreadable(der))"))
             }
         }
         let signers = signerInfos.enumerated().map { index, signer in

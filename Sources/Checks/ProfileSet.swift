@@ -1,3 +1,4 @@
+import FormatSupport
 import Foundation
 import ProvisioningProfile
 
@@ -59,19 +60,15 @@ public struct ProfileSet: Sendable {
 
     /// The `.mobileprovision` files directly in `folder`, sorted by name.
     static func profileFiles(in folder: String) throws(ProfileError) -> [String] {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else {
+        guard let kind = FileSystem.kind(of: folder, following: true) else {
             throw ProfileError(.fileUnreadable, "the --profiles-dir folder does not exist", file: folder)
         }
-        guard isFolder.boolValue else {
+        guard kind == S_IFDIR else {
             throw ProfileError(.fileUnreadable, "--profiles-dir must name a folder, and this is a file", file: folder)
         }
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder)
-        } catch {
-            throw ProfileError(.fileUnreadable, "the --profiles-dir folder cannot be listed", file: folder)
-        }
+        let names = try FileSystem.names(inFolder: folder, unreadable: { error in
+            ProfileError(.fileUnreadable, "the --profiles-dir folder cannot be listed: \(error)", file: folder)
+        })
         let profiles = names.filter { $0.lowercased().hasSuffix(".mobileprovision") && !$0.hasPrefix(".") }.sorted()
         guard profiles.count <= maximumDirectoryProfiles else {
             throw ProfileError(

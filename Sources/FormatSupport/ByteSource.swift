@@ -71,7 +71,7 @@ public final class FileByteSource: ByteSource {
     public convenience init(path: String) throws(FileReadError) {
         // O_NONBLOCK: opening a FIFO nobody writes to must not block; anything but a regular
         // file is refused below, before any read (O_NONBLOCK does not affect regular files).
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        let fd = FileSystem.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { throw FileReadError(path: path, errno: errno) }
         var info = stat()
         guard fstat(fd, &info) == 0 else {

@@ -49,6 +49,12 @@ public struct AppFolder: Sendable {
     }
 
     public init(path: String, limits: ArchiveLimits = .default) throws(ArchiveError) {
+        try self.init(path: path, limits: limits, afterListing: nil)
+    }
+
+    /// - Parameter afterListing: called with each folder's path on disk once it is listed, before
+    ///   its entries are looked at: the seam through which a test changes the folder mid-walk.
+    init(path: String, limits: ArchiveLimits, afterListing: ((String) -> Void)?) throws(ArchiveError) {
         guard let kind = try Self.kind(of: path) else {
             throw .unreadable(archive: path, reason: "it is not a folder")
         }
@@ -63,13 +69,19 @@ public struct AppFolder: Sendable {
             appFolder = try Self.archivedApp(in: root, archive: path)
         }
         appName = String(appFolder.split(separator: "/").last ?? Substring(appFolder))
-        var walk = Walk(archive: path, limits: limits)
+        guard PathEncoding.isUTF8(appName) else {
+            throw .unsafeName(archive: path, entry: "Payload/" + appName, reason: Self.notUTF8)
+        }
+        var walk = Walk(archive: path, limits: limits, afterListing: afterListing)
         try walk.add(folder: appFolder, as: "Payload/" + appName)
         entries = [ArchiveEdits.Addition(name: "Payload/", content: .directory, permissions: 0o755)]
             + walk.entries.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         newestModification = walk.newestModification
         clock = walk.clock
     }
+
+    /// Why a name on disk that is not UTF-8 (`PathEncoding` carries its bytes) cannot go into an IPA.
+    static let notUTF8 = "it is not UTF-8, which every name in an IPA must be"
 
     /// Writes the IPA to `output`, atomically.
     @discardableResult
@@ -90,7 +102,7 @@ public struct AppFolder: Sendable {
     func openZip(packing: Packing, limits: ArchiveLimits) throws(ArchiveError) -> ZipArchive {
         let temporary = FileManager.default.temporaryDirectory
             .appendingPathComponent("ipawrap-folder-\(UUID().uuidString).ipa").path
-        defer { unlink(temporary) }
+        defer { _ = FileSystem.unlink(temporary) }
         do {
             try writeIPA(to: temporary, packing: packing)
         } catch let error as ArchiveError {
@@ -116,31 +128,53 @@ public struct AppFolder: Sendable {
     /// The one app inside an Xcode archive's `Products/Applications/`.
     private static func archivedApp(in root: String, archive: String) throws(ArchiveError) -> String {
         let applications = root + "/Products/Applications"
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: applications)) ?? [])
-            .filter { $0.hasSuffix(".app") && $0.count > 4 && isFolder(applications + "/" + $0, following: false) }
+        let names = try FileSystem.names(inFolder: applications, unreadable: { error -> ArchiveError in
+            Walk.seenChanging(error.code)
+                ? .folderChanged(archive: archive, entry: "Products/Applications", reason: "it was removed while the folder was read")
+                : .unreadable(archive: archive, reason: "'Products/Applications' cannot be listed: \(error)")
+        })
+        let apps = names.filter { $0.hasSuffix(".app") && $0.count > 4 && isFolder(applications + "/" + $0, following: false) }
             .sorted()
-        guard let first = names.first else {
+        guard let first = apps.first else {
             throw .noApp(archive: archive, hint: "an Xcode archive keeps its app in Products/Applications/<Name>.app/")
         }
-        guard names.count == 1 else {
-            throw .multipleApps(archive: archive, apps: names.map { "Products/Applications/" + $0 })
+        guard apps.count == 1 else {
+            throw .multipleApps(archive: archive, apps: apps.map { "Products/Applications/" + $0 })
         }
         return applications + "/" + first
     }
 
-    /// The entries of one folder tree, walked without following symlinks.
-    private struct Walk {
+    /// The entries of one folder tree, walked without following symlinks. The folder may change
+    /// while it is read: a name listed a moment ago that is gone (or no longer a folder, or no
+    /// longer a symlink) when it is looked at is `ARCHIVE_FOLDER_CHANGED`, as at packing.
+    struct Walk {
         let archive: String
         let limits: ArchiveLimits
         var clock: WorkClock
+        let afterListing: ((String) -> Void)?
         var entries: [ArchiveEdits.Addition] = []
         var totalSize: UInt64 = 0
         var newestModification: Int64 = DOSTimestamp.earliest.secondsSince1970
 
-        init(archive: String, limits: ArchiveLimits) {
+        init(archive: String, limits: ArchiveLimits, afterListing: ((String) -> Void)? = nil) {
             self.archive = archive
             self.limits = limits
             self.clock = WorkClock(deadline: WorkClock.deadline(after: limits.maximumSeconds), seconds: limits.maximumSeconds, file: archive)
+            self.afterListing = afterListing
+        }
+
+        /// Whether an `errno` met on a name the walk has seen means the folder changed under it:
+        /// the name is gone (`ENOENT`), a folder on its path is now a file (`ENOTDIR`), or a
+        /// symlink is now something else (`EINVAL` from `readlink`).
+        static func seenChanging(_ code: Int32) -> Bool {
+            code == ENOENT || code == ENOTDIR || code == EINVAL
+        }
+
+        /// The error for `errno` `code` on the walked entry `name`.
+        func failure(_ code: Int32, on name: String, doing what: String) -> ArchiveError {
+            Self.seenChanging(code)
+                ? .folderChanged(archive: archive, entry: name, reason: "it was removed or replaced while the folder was read")
+                : .unreadable(archive: archive, reason: "'\(name)' cannot be \(what): \(SystemError(code))")
         }
 
         /// Adds `folder` (on disk) and everything inside it as `name` (in the archive).
@@ -150,12 +184,12 @@ public struct AppFolder: Sendable {
             while let (disk, name) = pending.popLast() {
                 var info = stat()
                 // The folder given is followed if it is a symlink; nothing inside it is.
-                guard (first ? stat(disk, &info) : lstat(disk, &info)) == 0 else {
-                    throw .unreadable(archive: archive, reason: "'\(name)' cannot be read: \(String(cString: strerror(errno)))")
+                guard (first ? FileSystem.stat(disk, &info) : FileSystem.lstat(disk, &info)) == 0 else {
+                    throw failure(errno, on: name, doing: "read")
                 }
                 first = false
                 try clock.tick(1 + name.utf8.count)
-                if let reason = EntryName.unsafeReason(of: Array(name.utf8)) {
+                if let reason = EntryName.unsafeReason(of: Array(name.utf8)[...]) {
                     throw .unsafeName(archive: archive, entry: name, reason: reason)
                 }
                 let permissions = UInt16(truncatingIfNeeded: info.st_mode & 0o7777)
@@ -163,13 +197,14 @@ public struct AppFolder: Sendable {
                 case S_IFDIR:
                     try count()
                     entries.append(ArchiveEdits.Addition(name: name + "/", content: .directory, permissions: permissions))
-                    let children: [String]
-                    do {
-                        children = try FileManager.default.contentsOfDirectory(atPath: disk)
-                    } catch {
-                        throw .unreadable(archive: archive, reason: "the folder '\(name)' cannot be listed")
-                    }
+                    let children = try FileSystem.names(
+                        inFolder: disk, unreadable: { [self] error in failure(error.code, on: name, doing: "listed") })
+                    afterListing?(disk)
                     for child in children.sorted().reversed() {
+                        // Refused here, before anything is read, with the name as the user can find it.
+                        guard PathEncoding.isUTF8(child) else {
+                            throw .unsafeName(archive: archive, entry: name + "/" + child, reason: AppFolder.notUTF8)
+                        }
                         pending.append((disk + "/" + child, name + "/" + child))
                     }
                 case S_IFREG:
@@ -186,9 +221,16 @@ public struct AppFolder: Sendable {
                     entries.append(addition)
                 case S_IFLNK:
                     try count()
-                    guard info.st_size <= Int(ZipArchive.maximumSymlinkTarget),
-                          let target = try? FileManager.default.destinationOfSymbolicLink(atPath: disk), !target.isEmpty else {
-                        throw .symlinkInvalid(archive: archive, entry: name, reason: "its target cannot be read or is too long")
+                    let target: String
+                    do {
+                        target = try FileSystem.symlinkTarget(disk, limit: Int(ZipArchive.maximumSymlinkTarget))
+                    } catch where Self.seenChanging(error.code) {
+                        throw .folderChanged(archive: archive, entry: name, reason: "it is no longer the symlink the walk saw")
+                    } catch {
+                        throw .symlinkInvalid(archive: archive, entry: name, reason: "its target cannot be read or is too long (\(error))")
+                    }
+                    guard !target.isEmpty else {
+                        throw .symlinkInvalid(archive: archive, entry: name, reason: "its target is empty")
                     }
                     entries.append(ArchiveEdits.Addition(name: name, content: .symlink(target: target), permissions: permissions))
                 default:
@@ -206,8 +248,7 @@ public struct AppFolder: Sendable {
     }
 
     private static func isFolder(_ path: String, following: Bool) -> Bool {
-        var info = stat()
-        return (following ? stat(path, &info) : lstat(path, &info)) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+        FileSystem.kind(of: path, following: following) == S_IFDIR
     }
 
     private static func trimmingSlashes(_ path: String) -> String {
@@ -258,12 +299,13 @@ struct WalkedFile: Sendable, Equatable {
     /// - Throws: `ArchiveError.folderChanged` when it is not (exit 65), `.unreadable` when it
     ///   cannot be opened (74).
     func open(_ path: String) throws(ArchiveError) -> FileByteSource {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+        let descriptor = FileSystem.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else {
             let code = errno
             switch code {
             case ELOOP: throw .folderChanged(archive: folder, entry: entry, reason: "it is now a symlink")
             case ENOENT: throw .folderChanged(archive: folder, entry: entry, reason: "it was removed")
+            case ENOTDIR: throw .folderChanged(archive: folder, entry: entry, reason: "a folder above it is now a file")
             default: throw .unreadable(archive: folder, reason: "'\(entry)' cannot be read: \(String(cString: strerror(code)))")
             }
         }

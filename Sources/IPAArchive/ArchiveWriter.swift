@@ -275,7 +275,7 @@ public enum ArchiveWriter {
     static func isInput(_ archive: ZipArchive, output: String) -> Bool {
         var outputInfo = stat()
         var inputInfo = stat()
-        guard stat(output, &outputInfo) == 0, fstat(archive.file.descriptor, &inputInfo) == 0 else { return false }
+        guard FileSystem.stat(output, &outputInfo) == 0, fstat(archive.file.descriptor, &inputInfo) == 0 else { return false }
         return outputInfo.st_dev == inputInfo.st_dev && outputInfo.st_ino == inputInfo.st_ino
     }
 
@@ -476,6 +476,11 @@ struct RepackPlan {
                 if let reason = item.name.unsafeReason {
                     throw RepackRequestError(.invalidName("\(item.name)", reason: reason))
                 }
+                // A name from the command line or a folder on disk that is not UTF-8 (its bytes
+                // carried by `PathEncoding`): an IPA's names are UTF-8.
+                guard PathEncoding.isUTF8(item.name.string) else {
+                    throw RepackRequestError(.invalidName("\(item.name)", reason: "it is not UTF-8, which every name in an IPA must be"))
+                }
                 let key = item.pathKey
                 guard added[key] == nil else { throw RepackRequestError(.duplicateAddition(key)) }
                 added[key] = item
@@ -516,7 +521,7 @@ struct RepackPlan {
                           mode: 0o040000 | (addition.permissions ?? 0o755), source: .none)]
         case .symlink(let target):
             return [Added(name: EntryName(name), kind: .symlink,
-                          mode: 0o120000 | (addition.permissions ?? 0o755), source: .bytes(Array(target.utf8)))]
+                          mode: 0o120000 | (addition.permissions ?? 0o755), source: .bytes(PathEncoding.bytes(target)))]
         case .file(let path):
             if let walked = addition.walked {
                 // Already looked at (with lstat) by the walk; opened, never followed, when written.
@@ -533,22 +538,24 @@ struct RepackPlan {
     /// `cp -H` does); symlinks inside a folder stay symlinks.
     private static func expandFile(_ path: String, as name: String, permissions: UInt16?, followingLinks: Bool) throws -> [Added] {
         var info = stat()
-        guard (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 else {
+        guard (followingLinks ? FileSystem.stat(path, &info) : FileSystem.lstat(path, &info)) == 0 else {
             throw RepackRequestError(.unreadableSource(path, reason: String(cString: strerror(errno))))
         }
         switch info.st_mode & S_IFMT {
         case S_IFLNK:
-            let target = try FileManager.default.destinationOfSymbolicLink(atPath: path)
-            return [Added(name: EntryName(name), kind: .symlink, mode: 0o120755, source: .bytes(Array(target.utf8)))]
+            let target: String
+            do {
+                target = try FileSystem.symlinkTarget(path)
+            } catch {
+                throw RepackRequestError(.unreadableSource(path, reason: error.description))
+            }
+            return [Added(name: EntryName(name), kind: .symlink, mode: 0o120755, source: .bytes(PathEncoding.bytes(target)))]
         case S_IFDIR:
             var result = [Added(name: EntryName(name + "/"), kind: .directory,
                                 mode: 0o040000 | (permissions ?? 0o755), source: .none)]
-            let children: [String]
-            do {
-                children = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
-            } catch {
-                throw RepackRequestError(.unreadableSource(path, reason: "\(error.localizedDescription)"))
-            }
+            let children = try FileSystem.names(
+                inFolder: path, unreadable: { RepackRequestError(.unreadableSource(path, reason: $0.description)) }
+            ).sorted()
             for child in children {
                 result += try expandFile(path + "/" + child, as: name + "/" + child, permissions: nil, followingLinks: false)
             }

@@ -56,12 +56,12 @@ public final class AtomicOutputFile {
     public init(destination: String) throws(OutputError) {
         self.destination = destination
         var info = stat()
-        if stat(destination, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+        if FileSystem.stat(destination, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
             guard (info.st_mode & S_IFMT) != S_IFDIR else {
                 throw OutputError(path: destination, reason: "it is a folder")
             }
             // O_NONBLOCK so a FIFO nobody reads is an error (ENXIO), never a blocked open.
-            let special = open(destination, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+            let special = FileSystem.open(destination, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
             guard special >= 0 else {
                 let code = errno
                 throw OutputError(
@@ -85,7 +85,7 @@ public final class AtomicOutputFile {
         }
         let directory = Self.folder(of: destination)
         self.directory = directory
-        guard stat(directory, &info) == 0 else {
+        guard FileSystem.stat(directory, &info) == 0 else {
             throw OutputError(path: destination, reason: "its folder \(directory) does not exist")
         }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
@@ -100,14 +100,14 @@ public final class AtomicOutputFile {
     /// system has no `O_TMPFILE`.
     private static func openUnnamed(in directory: String, for destination: String) throws(OutputError) -> (Int32, String?) {
         // 0666 so the user's umask decides, as for any file a tool creates.
-        let unnamed = ipawrap_open_unnamed_file(directory, 0o666)
+        let unnamed = PathEncoding.withCString(directory) { ipawrap_open_unnamed_file($0, 0o666) }
         if unnamed >= 0 { return (unnamed, nil) }
         let unnamedError = errno
         guard [EOPNOTSUPP, EISDIR, EINVAL, ENOENT].contains(unnamedError) else {
             throw OutputError(path: destination, errno: unnamedError)
         }
         let hidden = Self.hiddenName(for: destination, in: directory)
-        let named = open(hidden, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        let named = FileSystem.open(hidden, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         guard named >= 0 else { throw OutputError(path: destination, errno: errno) }
         return (named, hidden)
     }
@@ -178,25 +178,25 @@ public final class AtomicOutputFile {
             return
         }
         if let temporaryPath {
-            guard rename(temporaryPath, destination) == 0 else { throw OutputError(path: destination, errno: errno) }
+            guard FileSystem.rename(temporaryPath, destination) == 0 else { throw OutputError(path: destination, errno: errno) }
             self.temporaryPath = nil
-        } else if ipawrap_link_unnamed_file(descriptor, destination) != 0 {
+        } else if PathEncoding.withCString(destination, { ipawrap_link_unnamed_file(descriptor, $0) }) != 0 {
             // The destination exists: link under a hidden name, then replace it atomically.
             guard errno == EEXIST else { throw OutputError(path: destination, errno: errno) }
             let hidden = Self.hiddenName(for: destination, in: directory)
-            guard ipawrap_link_unnamed_file(descriptor, hidden) == 0 else {
+            guard PathEncoding.withCString(hidden, { ipawrap_link_unnamed_file(descriptor, $0) }) == 0 else {
                 throw OutputError(path: destination, errno: errno)
             }
-            guard rename(hidden, destination) == 0 else {
+            guard FileSystem.rename(hidden, destination) == 0 else {
                 let code = errno
-                unlink(hidden)
+                _ = FileSystem.unlink(hidden)
                 throw OutputError(path: destination, errno: code)
             }
         }
         finished = true
         close(descriptor)
         if synchronize {
-            let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            let folder = FileSystem.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             if folder >= 0 {
                 fsync(folder)
                 close(folder)
@@ -209,7 +209,7 @@ public final class AtomicOutputFile {
         guard !finished else { return }
         finished = true
         close(descriptor)
-        if let temporaryPath { unlink(temporaryPath) }
+        if let temporaryPath { _ = FileSystem.unlink(temporaryPath) }
         if let specialDestination { close(specialDestination) }
     }
 
@@ -258,8 +258,9 @@ public final class AtomicOutputFile {
     public static func removeAbandonedFiles(for destination: String) {
         let folder = folder(of: destination)
         let prefix = hiddenPrefix(for: destination)
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
-            unlink(folder + "/" + name)
+        let names = (try? FileSystem.names(inFolder: folder, unreadable: { $0 })) ?? []
+        for name in names where name.hasPrefix(prefix) {
+            _ = FileSystem.unlink(folder + "/" + name)
         }
     }
 }

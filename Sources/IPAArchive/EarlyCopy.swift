@@ -1,5 +1,6 @@
 import CSystemShims
 import Dispatch
+import FormatSupport
 import Foundation
 import Synchronization
 
@@ -56,7 +57,7 @@ public final class EarlyCopy {
     public init?(_ archive: ZipArchive, destination: String) {
         guard archive.centralDirectoryOffset > 0 else { return nil }
         var target = stat()
-        if stat(destination, &target) == 0 {
+        if FileSystem.stat(destination, &target) == 0 {
             guard (target.st_mode & S_IFMT) == S_IFREG, !ArchiveWriter.isInput(archive, output: destination) else { return nil }
         }
         guard let output = try? AtomicOutputFile(destination: destination), output.isUnnamed else { return nil }

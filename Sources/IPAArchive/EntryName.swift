@@ -52,10 +52,14 @@ public struct EntryName: Hashable, Sendable, Comparable, CustomStringConvertible
     /// Refused: empty names; absolute paths; `..`, `.` and empty components (zip slip and
     /// ambiguity); backslashes (Windows separators that some extractors honour); NUL and other
     /// control bytes.
-    public var unsafeReason: String? { Self.unsafeReason(of: bytes) }
+    public var unsafeReason: String? { Self.unsafeReason(of: bytes[...]) }
 
     /// `unsafeReason` for a name's bytes, in one pass (every name of an archive is checked).
-    static func unsafeReason(of bytes: some BidirectionalCollection<UInt8>) -> String? {
+    static func unsafeReason(of bytes: ArraySlice<UInt8>) -> String? {
+        bytes.withUnsafeBufferPointer { unsafeReason(of: $0) }
+    }
+
+    static func unsafeReason(of bytes: UnsafeBufferPointer<UInt8>) -> String? {
         if bytes.isEmpty { return "the name is empty" }
         if bytes.first == UInt8(ascii: "/") { return "it is an absolute path" }
         var backslash = false, nul = false, control = false
@@ -63,21 +67,10 @@ public struct EntryName: Hashable, Sendable, Comparable, CustomStringConvertible
         // The current component's length and whether it is all dots so far.
         var length = 0
         var dots = true
-        func endComponent(last: Bool) {
-            guard component == nil else { return }
-            if length == 0 {
-                // A trailing slash ends a folder's name; any other empty component is refused.
-                if !last { component = "it has an empty path component" }
-            } else if dots && length == 1 {
-                component = "it has a '.' component"
-            } else if dots && length == 2 {
-                component = "it has a '..' component that would escape the extraction folder"
-            }
-        }
         for byte in bytes {
             switch byte {
             case UInt8(ascii: "/"):
-                endComponent(last: false)
+                if component == nil { component = reason(ofComponentLength: length, allDots: dots, last: false) }
                 length = 0
                 dots = true
                 continue
@@ -89,11 +82,23 @@ public struct EntryName: Hashable, Sendable, Comparable, CustomStringConvertible
             length += 1
             dots = dots && byte == UInt8(ascii: ".")
         }
-        if length > 0 || bytes.last != UInt8(ascii: "/") { endComponent(last: length == 0) }
+        if component == nil, length > 0 || bytes.last != UInt8(ascii: "/") {
+            component = reason(ofComponentLength: length, allDots: dots, last: length == 0)
+        }
         if backslash { return "it contains a backslash" }
         if nul { return "it contains a NUL byte" }
         if control { return "it contains a control character" }
         return component
+    }
+
+    private static func reason(ofComponentLength length: Int, allDots: Bool, last: Bool) -> String? {
+        if length == 0 {
+            // A trailing slash ends a folder's name; any other empty component is refused.
+            return last ? nil : "it has an empty path component"
+        }
+        if allDots && length == 1 { return "it has a '.' component" }
+        if allDots && length == 2 { return "it has a '..' component that would escape the extraction folder" }
+        return nil
     }
 }
 

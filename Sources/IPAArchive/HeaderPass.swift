@@ -183,7 +183,7 @@ struct LibzipNameCheck {
                     throw .corrupt(archive: archive, reason: "libzip cannot name entry \(first + position)")
                 }
                 let nameEnd = nameEnds[position]
-                guard UnsafeBufferPointer(rebasing: names[nameStart..<nameEnd]).elementsEqual(libzipName) else {
+                guard ByteComparison.equal(UnsafeBufferPointer(rebasing: names[nameStart..<nameEnd]), libzipName) else {
                     throw .corrupt(archive: archive, reason: "libzip reads the name of entry \(first + position) differently")
                 }
                 nameStart = nameEnd

@@ -65,10 +65,9 @@ final class LibzipView {
     func rawName(_ index: Int) -> UnsafeBufferPointer<UInt8>? {
         guard let raw = zip_get_name(handle, UInt64(index), ZIP_FL_ENC_RAW) else { return nil }
         // libzip hands back a NUL-terminated copy; names with NUL bytes were refused earlier.
+        let length = strlen(raw)
         return UnsafeRawPointer(raw).withMemoryRebound(to: UInt8.self, capacity: 1) { bytes in
-            var length = 0
-            while bytes[length] != 0 { length += 1 }
-            return UnsafeBufferPointer(start: bytes, count: length)
+            UnsafeBufferPointer(start: bytes, count: length)
         }
     }
 

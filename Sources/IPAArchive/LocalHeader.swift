@@ -50,7 +50,7 @@ enum LocalHeader {
                 header = try file.reader(at: offset, count: ZipSignature.localHeaderSize + variableLength)
                 try header.skip(ZipSignature.localHeaderSize)
             }
-            guard try header.readBytes(nameLength).elementsEqual(record.name) else {
+            guard ByteComparison.equal(try header.readBytes(nameLength), record.name) else {
                 throw ArchiveError.corrupt(
                     archive: archive, reason: "entry '\(entry)' has a different name in its local header")
             }

@@ -43,7 +43,7 @@ public enum OutputDestination {
     /// links) as any of `inputs`. Inputs that do not exist are skipped (they fail on their own).
     public static func check(_ output: String, inputs: [String]) throws(OutputDestinationError) {
         var outputInfo = stat()
-        guard stat(output, &outputInfo) == 0 else { return }
+        guard FileSystem.stat(output, &outputInfo) == 0 else { return }
         if (outputInfo.st_mode & S_IFMT) == S_IFDIR {
             throw OutputDestinationError(path: output, reason: .isFolder)
         }
@@ -52,7 +52,7 @@ public enum OutputDestination {
         guard (outputInfo.st_mode & S_IFMT) == S_IFREG else { return }
         for input in inputs {
             var inputInfo = stat()
-            if stat(input, &inputInfo) == 0, inputInfo.st_dev == outputInfo.st_dev, inputInfo.st_ino == outputInfo.st_ino {
+            if FileSystem.stat(input, &inputInfo) == 0, inputInfo.st_dev == outputInfo.st_dev, inputInfo.st_ino == outputInfo.st_ino {
                 throw OutputDestinationError(path: output, reason: .isInput(input))
             }
         }

@@ -144,12 +144,11 @@ public final class ZipArchive {
     /// packed, already unlinked archive); the path it was opened from where there is no `/proc`.
     var locationForReopening: String {
         let descriptorPath = "/proc/self/fd/\(file.descriptor)"
-        return access(descriptorPath, F_OK) == 0 ? descriptorPath : file.path
+        return FileSystem.access(descriptorPath, F_OK) == 0 ? descriptorPath : file.path
     }
 
     private static func isFolder(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+        FileSystem.isFolder(path)
     }
 
     // MARK: Lookup

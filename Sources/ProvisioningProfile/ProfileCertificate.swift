@@ -1,3 +1,4 @@
+import CMS
 import Crypto
 import Foundation
 import SwiftASN1
@@ -36,7 +37,7 @@ public struct ProfileCertificate: Sendable, Hashable {
         do {
             certificate = try Certificate(derEncoded: bytes)
         } catch {
-            throw ProfileError(.fieldInvalid, "the certificate is not a readable X.509 certificate")
+            throw ProfileError(.fieldInvalid, "the certificate \(CertificateDiagnosis.unreadable(bytes))")
         }
         derBytes = bytes
         subject = certificate.subject.description

@@ -158,7 +158,7 @@ public struct ProvisioningProfile: Sendable {
                 do {
                     certificates.append(try ProfileCertificate(derEncoded: der))
                 } catch {
-                    problems.append("DeveloperCertificates entry \(index + 1) is not a readable X.509 certificate")
+                    problems.append("DeveloperCertificates entry \(index + 1) \(CertificateDiagnosis.unreadable(der))")
                 }
             }
         }

@@ -1,3 +1,4 @@
+import FormatSupport
 import Foundation
 import PropertyList
 
@@ -45,11 +46,18 @@ public enum ReportJSON {
 
     /// `value` in the pretty form, without a final newline (as `print` adds one).
     public static func string(_ value: some Encodable) throws -> String {
-        String(decoding: try encoder().encode(value), as: UTF8.self)
+        showingCarriedBytes(String(decoding: try encoder().encode(value), as: UTF8.self))
     }
 
     /// `value` in `layout`, ending in a newline: a file's contents or one JSON line.
     public static func bytes(_ value: some Encodable, _ layout: Layout = .pretty) throws -> [UInt8] {
-        Array(try encoder(layout).encode(value)) + [UInt8(ascii: "\n")]
+        Array(showingCarriedBytes(String(decoding: try encoder(layout).encode(value), as: UTF8.self)).utf8) + [UInt8(ascii: "\n")]
+    }
+
+    /// JSON text with each byte a path carries that is not UTF-8 (`PathEncoding`) written as the
+    /// text `\xFF`, as the text reports show it (its backslash escaped for JSON). The carried
+    /// bytes' scalars can only stand inside JSON strings, so the document stays valid.
+    static func showingCarriedBytes(_ json: String) -> String {
+        PathEncoding.isUTF8(json) ? json : PathEncoding.displayed(json, backslash: "\\\\")
     }
 }

@@ -1,4 +1,5 @@
 import AppBundle
+import FormatSupport
 import Foundation
 
 /// The report for people: a short text form, control characters escaped so an app's strings
@@ -105,8 +106,10 @@ public enum TextRendering {
 
     /// `text` safe to print on a terminal: C0 and C1 control characters and DEL (escape
     /// sequences, bells, carriage returns, line breaks) shown as `\u{1B}`, so an app's strings
-    /// cannot rewrite the user's terminal or forge lines.
+    /// cannot rewrite the user's terminal or forge lines; and a path's bytes that are not UTF-8
+    /// (`PathEncoding`) as `\xFF`.
     public static func escaped(_ text: String) -> String {
+        let text = PathEncoding.displayed(text)
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var result = ""
         for scalar in text.unicodeScalars {

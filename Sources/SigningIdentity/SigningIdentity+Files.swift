@@ -1,4 +1,6 @@
 import CLibcrypto
+import CMS
+import FormatSupport
 import SwiftASN1
 import X509
 
@@ -8,11 +10,13 @@ extension SigningIdentity {
     /// Reads a PKCS #12 file: Keychain Access's (a 3DES key bag, an RC2-40 certificate bag, a
     /// SHA-1 MAC) and OpenSSL 3's (AES-256-CBC with PBKDF2 and a SHA-256 MAC by default, the
     /// Keychain algorithms with `-legacy`). An empty password opens files exported without one
-    /// (as an absent or as an empty password, both of which exporters write).
+    /// (as an absent or as an empty password, both of which exporters write). Every key
+    /// derivation the file asks for is bounded before it runs (`KeyDerivationBudget`:
+    /// `IDENTITY_KEY_DERIVATION_LIMIT`), and none starts after `clock`'s deadline.
     ///
     /// - Parameter password: the password's bytes (UTF-8), as the caller read them from a file or
     ///   the environment, never from the command line.
-    public init(pkcs12 bytes: [UInt8], password: [UInt8]) throws(SigningIdentityError) {
+    public init(pkcs12 bytes: [UInt8], password: [UInt8], clock: WorkClock = .unlimited) throws(SigningIdentityError) {
         guard !bytes.isEmpty, bytes.count <= Self.maximumFileSize else {
             throw SigningIdentityError(
                 .notPKCS12, bytes.isEmpty ? "the data is empty" : "the data is larger than \(Self.maximumFileSize) bytes")
@@ -24,83 +28,27 @@ extension SigningIdentity {
                     : "the password is longer than \(Self.maximumPasswordLength) bytes")
         }
         let context = try LibcryptoContext()
-        let (key, certificates) = try context.run { () throws(SigningIdentityError) in
+        var budget = KeyDerivationBudget(clock: clock)
+        let contents = try context.run { () throws(SigningIdentityError) in
             try withMemoryBIO(bytes) { bio throws(SigningIdentityError) in
                 guard let p12 = d2i_PKCS12_bio(bio, nil) else {
                     throw SigningIdentityError(.notPKCS12, "the data is not a PKCS #12 (.p12) file")
                 }
                 defer { PKCS12_free(p12) }
-                return try Self.parse(p12, password: password, hasLegacyProvider: context.hasLegacyProvider)
+                return try PKCS12Contents.read(p12, password: password, hasLegacyProvider: context.hasLegacyProvider, budget: &budget)
             }
         }
-        try self.init(pkcs8: key, certificates: certificates)
+        try self.init(pkcs8: contents.key, certificates: contents.certificates)
     }
 
-    /// Reads a PKCS #12 file from disk (see `init(pkcs12:password:)`).
-    public init(pkcs12File path: String, password: [UInt8]) throws(SigningIdentityError) {
+    /// Reads a PKCS #12 file from disk (see `init(pkcs12:password:clock:)`).
+    public init(pkcs12File path: String, password: [UInt8], clock: WorkClock = .unlimited) throws(SigningIdentityError) {
         let bytes = try Self.contents(of: path, tooLarge: .notPKCS12)
         do {
-            try self.init(pkcs12: bytes, password: password)
+            try self.init(pkcs12: bytes, password: password, clock: clock)
         } catch {
             throw error.inFile(path)
         }
-    }
-
-    /// The private key (PKCS #8 DER) and the certificates (DER) of an opened PKCS #12.
-    private static func parse(
-        _ p12: OpaquePointer, password: [UInt8], hasLegacyProvider: Bool
-    ) throws(SigningIdentityError) -> ([UInt8], [[UInt8]]) {
-        let text: [CChar] = password.map { CChar(bitPattern: $0) } + [0]
-        // An empty password is stored either as no password or as an empty string; the MAC says which.
-        var usesNoPassword = password.isEmpty
-        let hasMAC = PKCS12_mac_present(p12) == 1
-        if !hasMAC, !password.isEmpty {
-            // libcrypto 3.0's PKCS12_parse verifies a MAC whenever a password is given.
-            throw SigningIdentityError(
-                .decryptionFailed,
-                "the file has no MAC (openssl pkcs12 -nomac), which libcrypto reads only without a password; "
-                    + "export it again with a MAC")
-        }
-        if hasMAC {
-            if password.isEmpty {
-                if PKCS12_verify_mac(p12, nil, 0) != 1 {
-                    guard PKCS12_verify_mac(p12, text, 0) == 1 else {
-                        throw SigningIdentityError(.wrongPassword, "the file needs a password (an empty one does not open it)")
-                    }
-                    usesNoPassword = false
-                }
-            } else if PKCS12_verify_mac(p12, text, Int32(password.count)) != 1 {
-                throw SigningIdentityError(.wrongPassword, "the password does not open the file (its MAC does not verify)")
-            }
-        }
-        var key: OpaquePointer?
-        var leaf: OpaquePointer?
-        var others: OpaquePointer?
-        defer {
-            EVP_PKEY_free(key)
-            X509_free(leaf)
-            if let others { ipawrap_x509_stack_free(others) }
-        }
-        let parsed = text.withUnsafeBufferPointer { buffer in
-            PKCS12_parse(p12, usesNoPassword ? nil : buffer.baseAddress, &key, &leaf, &others)
-        }
-        guard parsed == 1 else {
-            let legacy = hasLegacyProvider ? "" : "; libcrypto's legacy provider (RC2, 3DES) could not be loaded"
-            throw SigningIdentityError(
-                .decryptionFailed, "libcrypto could not decrypt the file (\(LibcryptoContext.lastError()))\(legacy)")
-        }
-        guard let key else { throw SigningIdentityError(.noPrivateKey, "the file holds no private key") }
-        var certificates: [[UInt8]] = []
-        if let leaf, let der = LibcryptoBytes.certificate(leaf) { certificates.append(der) }
-        if let others {
-            for index in 0..<ipawrap_x509_stack_count(others) {
-                if let certificate = ipawrap_x509_stack_value(others, index), let der = LibcryptoBytes.certificate(certificate) {
-                    certificates.append(der)
-                }
-            }
-        }
-        guard !certificates.isEmpty else { throw SigningIdentityError(.noCertificate, "the file holds no certificate") }
-        return (try pkcs8(of: key), certificates)
     }
 
     // MARK: PEM
@@ -108,8 +56,11 @@ extension SigningIdentity {
     /// Reads a certificate file (PEM, possibly with the chain after or before the leaf, or one
     /// DER certificate such as a `.cer` from the developer portal) and a PEM private key:
     /// PKCS #8 (`PRIVATE KEY`), PKCS #1 (`RSA PRIVATE KEY`) or SEC1 (`EC PRIVATE KEY`), or an
-    /// encrypted one (`ENCRYPTED PRIVATE KEY`, or `Proc-Type: 4,ENCRYPTED`) with `password`.
-    public init(certificatePEM: [UInt8], keyPEM: [UInt8], password: [UInt8]? = nil) throws(SigningIdentityError) {
+    /// encrypted one (`ENCRYPTED PRIVATE KEY`, or `Proc-Type: 4,ENCRYPTED`) with `password`. A
+    /// PKCS #8 key's derivation is bounded before it runs, as a PKCS #12 file's are.
+    public init(
+        certificatePEM: [UInt8], keyPEM: [UInt8], password: [UInt8]? = nil, clock: WorkClock = .unlimited
+    ) throws(SigningIdentityError) {
         guard certificatePEM.count <= Self.maximumFileSize else {
             throw SigningIdentityError(.certificateInvalid, "the certificate file is larger than \(Self.maximumFileSize) bytes")
         }
@@ -118,6 +69,10 @@ extension SigningIdentity {
                 .keyInvalid, keyPEM.isEmpty ? "the key file is empty" : "the key file is larger than \(Self.maximumFileSize) bytes")
         }
         let certificates = try Self.certificates(certificatePEM)
+        if let algorithm = try Self.encryptedKeyAlgorithm(keyPEM) {
+            var budget = KeyDerivationBudget(clock: clock)
+            try budget.spend(try KeyDerivation.encryption(algorithm, protecting: "the private key"), on: "the private key's encryption")
+        }
         let context = try LibcryptoContext()
         let key = try withMemoryBIO(keyPEM) { bio throws(SigningIdentityError) in
             try Self.readPEMKey(bio, in: context, encrypted: Self.isEncryptedPEM(keyPEM), password: password)
@@ -126,15 +81,17 @@ extension SigningIdentity {
     }
 
     /// Reads the two files of `init(certificatePEM:keyPEM:password:)` from disk.
-    public init(certificateFile: String, keyFile: String, password: [UInt8]? = nil) throws(SigningIdentityError) {
+    public init(
+        certificateFile: String, keyFile: String, password: [UInt8]? = nil, clock: WorkClock = .unlimited
+    ) throws(SigningIdentityError) {
         let certificate = try Self.contents(of: certificateFile, tooLarge: .certificateInvalid)
         let key = try Self.contents(of: keyFile, tooLarge: .keyInvalid)
         do {
-            try self.init(certificatePEM: certificate, keyPEM: key, password: password)
+            try self.init(certificatePEM: certificate, keyPEM: key, password: password, clock: clock)
         } catch {
             switch error.reason {
             case .certificateInvalid, .noCertificate: throw error.inFile(certificateFile)
-            case .keyInvalid, .wrongPassword, .unsupportedKey: throw error.inFile(keyFile)
+            case .keyInvalid, .wrongPassword, .unsupportedKey, .keyDerivationLimit, .timeLimit: throw error.inFile(keyFile)
             default: throw error
             }
         }
@@ -160,6 +117,21 @@ extension SigningIdentity {
             throw SigningIdentityError(.noCertificate, "the certificate file holds no CERTIFICATE block")
         }
         return certificates
+    }
+
+    /// The `encryptionAlgorithm` (DER) of a PEM `ENCRYPTED PRIVATE KEY` (PKCS #8's
+    /// `EncryptedPrivateKeyInfo`), or nil for any other key (`Proc-Type: 4,ENCRYPTED` keys derive
+    /// with one MD5 iteration: nothing to bound). One whose algorithm cannot be read here is
+    /// refused rather than handed to libcrypto unweighed.
+    private static func encryptedKeyAlgorithm(_ bytes: [UInt8]) throws(SigningIdentityError) -> [UInt8]? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") else { return nil }
+        guard let document = (try? PEMDocument.parseMultiple(pemString: text))?.first(where: { $0.discriminator == "ENCRYPTED PRIVATE KEY" }),
+              let root = try? DER.parse(document.derBytes), case .constructed(let fields) = root.content,
+              let algorithm = fields.first(where: { _ in true }) else {
+            throw SigningIdentityError(.keyInvalid, "the encrypted private key's algorithm cannot be read")
+        }
+        return Array(algorithm.encodedBytes)
     }
 
     private static func isEncryptedPEM(_ bytes: [UInt8]) -> Bool {
@@ -192,7 +164,7 @@ extension SigningIdentity {
     // MARK: Keys
 
     /// A libcrypto key as PKCS #8 DER, once its type is one code signing uses.
-    private static func pkcs8(of key: OpaquePointer) throws(SigningIdentityError) -> [UInt8] {
+    static func pkcs8(of key: OpaquePointer) throws(SigningIdentityError) -> [UInt8] {
         switch EVP_PKEY_get_base_id(key) {
         case EVP_PKEY_RSA:
             let bits = EVP_PKEY_get_bits(key)
@@ -232,7 +204,7 @@ extension SigningIdentity {
             do {
                 parsed.append(try Certificate(derEncoded: der))
             } catch {
-                throw SigningIdentityError(.certificateInvalid, "certificate \(index + 1) is not a readable X.509 certificate")
+                throw SigningIdentityError(.certificateInvalid, "certificate \(index + 1) \(CertificateDiagnosis.unreadable(der))")
             }
         }
         try self.init(privateKey: key, certificates: parsed)

@@ -29,6 +29,11 @@ public struct SigningIdentityError: FileInputError, Equatable {
         case certificateExpired = "IDENTITY_CERTIFICATE_EXPIRED"
         /// The certificate is not valid yet at the date asked about.
         case certificateNotYetValid = "IDENTITY_CERTIFICATE_NOT_YET_VALID"
+        /// A key derivation (the MAC's, an encryption's) asks for more iterations than
+        /// `KeyDerivationBudget` allows, or for one whose cost cannot be bounded: refused before it runs.
+        case keyDerivationLimit = "IDENTITY_KEY_DERIVATION_LIMIT"
+        /// Loading the identity took longer than `--time-limit` (the code every time limit has).
+        case timeLimit = "ARCHIVE_TIME_LIMIT"
     }
 
     public let reason: Reason

@@ -103,13 +103,13 @@ public struct TemplateDirectory: Sendable, Equatable {
     public static func runningExecutableURLs() -> [URL] {
         var urls: [URL] = []
         #if os(Linux)
-        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+        if let resolved = try? FileSystem.symlinkTarget("/proc/self/exe") {
             urls.append(URL(fileURLWithPath: resolved))
         }
         #elseif canImport(Darwin)
         if let resolved = Bundle.main.executableURL { urls.append(resolved) }
         #endif
-        if let invoked = CommandLine.arguments.first, invoked.contains("/") {
+        if let invoked = PathEncoding.invokedProgram(), invoked.contains("/") {
             let url = URL(fileURLWithPath: invoked)
             if !urls.contains(where: { $0.standardizedFileURL.path == url.standardizedFileURL.path }) {
                 urls.append(url)
@@ -126,14 +126,8 @@ public struct TemplateDirectory: Sendable, Equatable {
         .appendingPathComponent("Templates", isDirectory: true)
 
     public static func isTemplateDirectory(_ url: URL) -> Bool {
-        fileType(url.appendingPathComponent("toolkit.json")) == .typeRegular
-            && fileType(url.appendingPathComponent("policies")) == .typeDirectory
-    }
-
-    /// The type of what is at `url`, following symlinks, or nil when nothing is.
-    static func fileType(_ url: URL) -> FileAttributeType? {
-        let path = url.resolvingSymlinksInPath().path
-        return (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+        FileSystem.isRegularFile(url.appendingPathComponent("toolkit.json").path)
+            && FileSystem.isFolder(url.appendingPathComponent("policies").path)
     }
 
     // MARK: Contents
@@ -143,12 +137,10 @@ public struct TemplateDirectory: Sendable, Equatable {
     /// Signing appends them to an identity exported without its chain.
     public func issuerCertificates() -> [[UInt8]] {
         let folder = url.appendingPathComponent("certificates", isDirectory: true)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        let names = (try? FileSystem.names(inFolder: folder.path, unreadable: { $0 })) ?? []
         return names.filter { $0.hasSuffix(".cer") }.sorted().compactMap { name in
             // A certificate is a few KiB; anything larger is not one of these.
-            let file = folder.appendingPathComponent(name)
-            guard let data = try? Data(contentsOf: file), data.count <= 1 << 16 else { return nil }
-            return [UInt8](data)
+            try? FileByteSource.contents(ofFile: folder.appendingPathComponent(name).path, limit: 1 << 16)
         }
     }
 
@@ -176,12 +168,9 @@ public struct TemplateDirectory: Sendable, Equatable {
 
     /// The policy templates, by name (`premium` for `policies/premium.xml`), sorted.
     public func policyTemplateNames() throws(TemplateDirectoryError) -> [String] {
-        let entries: [String]
-        do {
-            entries = try FileManager.default.contentsOfDirectory(atPath: policiesURL.path)
-        } catch {
-            throw TemplateDirectoryError(reason: .unreadable(path: policiesURL.path, detail: "the folder cannot be listed"), category: .io)
-        }
+        let entries = try FileSystem.names(inFolder: policiesURL.path, unreadable: { error in
+            TemplateDirectoryError(reason: .unreadable(path: policiesURL.path, detail: "the folder cannot be listed (\(error))"), category: .io)
+        })
         return entries.filter { $0.hasSuffix(".xml") && !$0.hasPrefix(".") }
             .map { String($0.dropLast(4)) }
             .sorted()
@@ -227,26 +216,11 @@ public struct TemplateDirectory: Sendable, Equatable {
     /// Reads a regular file of at most `limit` bytes; anything else is an error rather than a
     /// large allocation or a read that never ends.
     static func read(_ url: URL, limit: Int) throws(TemplateDirectoryError) -> [UInt8] {
-        let path = url.resolvingSymlinksInPath().path
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
-            throw TemplateDirectoryError(reason: .unreadable(path: url.path, detail: "the file does not exist or cannot be read"), category: .io)
-        }
-        guard attributes[.type] as? FileAttributeType == .typeRegular else {
-            throw TemplateDirectoryError(reason: .unreadable(path: url.path, detail: "it is not a regular file"), category: .io)
-        }
-        let tooLarge = TemplateDirectoryError(reason: .unreadable(path: url.path, detail: "the file is larger than \(limit) bytes"), category: .io)
-        let size = (attributes[.size] as? Int).map(UInt64.init(clamping:))
-            ?? (attributes[.size] as? UInt64) ?? (attributes[.size] as? Int64).map(UInt64.init(clamping:))
-        if let size, size > UInt64(limit) { throw tooLarge }
-        let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            return try FileByteSource.wholeFile(url.path, limit: limit)
         } catch {
-            throw TemplateDirectoryError(reason: .unreadable(path: url.path, detail: "the file cannot be read"), category: .io)
+            throw TemplateDirectoryError(reason: .unreadable(path: url.path, detail: error.reason), category: .io)
         }
-        // The file may have grown since it was measured.
-        guard data.count <= limit else { throw tooLarge }
-        return [UInt8](data)
     }
 
     static func isPlainName(_ name: String) -> Bool {

@@ -1,4 +1,5 @@
 import AppBundle
+import FormatSupport
 import Foundation
 import IPAArchive
 import PropertyList
@@ -22,7 +23,8 @@ enum MDXContainer {
         _ = try ArchiveWriter.write(archive.archive.zip, into: wrapped, edits: edits, options: request.repack, verifying: verify)
 
         let app = archive.app
-        let ipaName = URL(fileURLWithPath: request.input).deletingPathExtension().lastPathComponent + ".ipa"
+        // A label inside the container, which must be text: an input name that is not UTF-8 shows U+FFFD.
+        let ipaName = URL(fileURLWithPath: PathEncoding.replacingCarriedBytes(request.input)).deletingPathExtension().lastPathComponent + ".ipa"
         var metadata: PropertyListDictionary = [
             "AppMode": .string(policy.mode.rawValue),
             "PolicySHA256": .string(policy.sha256),

@@ -3,6 +3,7 @@ import Checks
 import CodeSignature
 import Foundation
 import IPAArchive
+import ProvisioningProfile
 import Reporting
 import Signing
 

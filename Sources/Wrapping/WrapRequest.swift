@@ -75,7 +75,7 @@ public struct WrapRequest: Sendable {
             }
             let schema = try toolData.templates.loadSchema()
             policy = try inLocation(file) { try PolicyTemplate(bytes: bytes, schema: schema) }
-            name = URL(fileURLWithPath: file).lastPathComponent
+            name = URL(fileURLWithPath: PathEncoding.replacingCarriedBytes(file)).lastPathComponent
         } else {
             name = template ?? WrapRequest.defaultTemplate
             policy = try toolData.templates.loadPolicyTemplate(named: name)

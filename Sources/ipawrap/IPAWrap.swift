@@ -1,5 +1,6 @@
 import ArgumentParser
 import Checks
+import FormatSupport
 import Foundation
 import Policy
 import Reporting
@@ -11,14 +12,16 @@ struct IPAWrap: ParsableCommand {
         // Every date ipawrap prints or writes is UTC. Fixing the zone also stops glibc from
         // re-reading /etc/localtime for each of libzip's per-entry mktime calls.
         setenv("TZ", "UTC", 1)
-        parseAndRun(Array(CommandLine.arguments.dropFirst()))
+        // The arguments as bytes (`PathEncoding`): a path that is not UTF-8 still names its file.
+        parseAndRun(PathEncoding.commandLineArguments())
     }
 
     static let configuration = CommandConfiguration(
         commandName: "ipawrap",
         abstract: "Wrap and inspect iOS app archives (.ipa) on Linux.",
         discussion: """
-            Exit codes: 0 success, 1 error findings (check, wrap, verify), 64 usage error, \
+            Exit codes: 0 success, 1 error findings (check, wrap, sign, verify; stderr ends with \
+            error[ERROR_FINDINGS] naming their codes), 64 usage error, \
             65 input that is not a readable, safe iOS app archive (or a malformed policy or profile), \
             74 the output cannot be written.
             """,

@@ -75,8 +75,8 @@ import TestSupport
 
     @Test func listsIgnoreCommentsBlankLinesAndSurroundingSpace() {
         let text = "# apps to check\r\nA.ipa\r\n\n   \n  team/B.ipa  \n#C.ipa\n./D folder/E.ipa\n"
-        #expect(InputDiscovery.paths(inList: text) == ["A.ipa", "team/B.ipa", "./D folder/E.ipa"])
-        #expect(InputDiscovery.paths(inList: "") == [])
+        #expect(InputDiscovery.paths(inList: Array(text.utf8)) == ["A.ipa", "team/B.ipa", "./D folder/E.ipa"])
+        #expect(InputDiscovery.paths(inList: []) == [])
     }
 
     @Test func listFilesAreReadAndAMissingOneIsAnIOError() throws {
@@ -92,7 +92,9 @@ import TestSupport
             #expect(error.description.contains("missing.txt"))
         }
         let binary = try scratch.write("binary.txt", [0xFF, 0xFE, 0x00, 0x41])
-        #expect(throws: BatchInputError.self) { try InputDiscovery.paths(inListFile: binary) }
+        #expect(throws: BatchInputError.listUnreadable(binary, reason: "it holds a NUL byte: it is not a list of paths")) {
+            try InputDiscovery.paths(inListFile: binary)
+        }
     }
 
     @Test func stemDropsOnlyAnIPAExtension() {

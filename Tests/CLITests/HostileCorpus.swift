@@ -12,7 +12,7 @@ enum HostileCorpus {
 
     /// What one command must do with one file.
     struct Expectation: Sendable {
-        /// `inspect`, `check`, `wrap`, `repack`, `icon`, `assets`, `profile`, `policy` or `verify`.
+        /// `inspect`, `check`, `wrap`, `sign`, `repack`, `icon`, `assets`, `profile`, `policy` or `verify`.
         var command: String
         var exit: Int32
         /// The first is the code of the error (exit 64, 65, 74) or of a finding (exit 0, 1); the
@@ -332,10 +332,15 @@ enum HostileCorpus {
                 ])
         }
 
-        // Bundles: a main executable named outside the bundle, into another bundle, or not there.
+        // Bundles: a main executable named outside the bundle, into another bundle, or not there;
+        // or a file the code signature owns (its Info.plist, its seal, its profile: never a
+        // resource, so never the executable), by name, in another case, or through a symlink.
         for (name, executable, code) in [
             ("escapes", "../../../../bin/sh", "EXECUTABLE_INVALID"), ("absolute", "/bin/sh", "EXECUTABLE_INVALID"),
             ("into-plugins", "PlugIns/Share.appex/Share", "EXECUTABLE_INVALID"), ("missing", "Sample", "EXECUTABLE_MISSING"),
+            ("info-plist", "Info.plist", "EXECUTABLE_INVALID"), ("info-plist-upper-case", "INFO.PLIST", "EXECUTABLE_INVALID"),
+            ("code-resources", "_CodeSignature/CodeResources", "EXECUTABLE_INVALID"),
+            ("embedded-profile", "embedded.mobileprovision", "EXECUTABLE_INVALID"),
         ] {
             var builder = IPABuilder()
             builder.addPrimaryIcon()
@@ -343,11 +348,14 @@ enum HostileCorpus {
             // The builder stores the executable under its CFBundleExecutable name: none, so the zip stays safe.
             builder.executable = nil
             add("bundle-executable-\(name).ipa", "bundle: CFBundleExecutable '\(executable)'\(code == "EXECUTABLE_MISSING" ? ", not in the archive" : "")",
-                try builder.bytes(), [
-                    Expectation(command: "check", exit: 1, codes: [code]),
-                    Expectation(command: "wrap", exit: 1, codes: [code]),
-                ])
+                try builder.bytes(), ["check", "wrap", "sign"].map { Expectation(command: $0, exit: 1, codes: [code]) })
         }
+        var linked = IPABuilder()
+        linked.addPrimaryIcon()
+        linked.executable = nil
+        linked.addSymlink("Sample", to: "Info.plist")
+        add("bundle-executable-symlink-to-info-plist.ipa", "bundle: CFBundleExecutable 'Sample', a symlink to Info.plist",
+            try linked.bytes(), ["check", "wrap", "sign"].map { Expectation(command: $0, exit: 1, codes: ["EXECUTABLE_INVALID"]) })
         return items
     }
 }

@@ -56,6 +56,11 @@ import TestSupport
         switch line.command {
         case "inspect", "check": arguments = [line.command, input, "--json"]
         case "wrap": arguments = ["wrap", input, "-o", output, "--json"]
+        case "sign":
+            // The committed test identity and the profile for com.example.sample (Tests/Fixtures/signing).
+            arguments = ["sign", input, "-o", output, "--json", "--identity", SigningFixtures.PKCS12.openssl.path,
+                         "--password-file", SigningFixtures.path("password.txt"),
+                         "--profile", Fixtures.path("signing/profiles/app.mobileprovision"), "--signing-time", "1767225600"]
         case "repack", "icon": arguments = [line.command, input, "-o", output]
         case "assets": arguments = ["assets", "list", input]
         case "profile": arguments = ["profile", "show", input]
@@ -74,6 +79,11 @@ import TestSupport
                 #expect((result.stdout + result.stderr).contains(detail), "\(detail) is not named: \(result.stderr)")
             }
         } else if let code = line.codes.first {
+            if line.exit == 1 {
+                // Stopped by error findings: the last stderr line is the one-line error form.
+                let last = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
+                #expect(last.hasPrefix("ipawrap: error[ERROR_FINDINGS]: \(input): ") && last.contains(code), "\(result.stderr)")
+            }
             let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
             let findings = (report["findings"] as? [[String: Any]] ?? []).filter { $0["code"] as? String == code }
             #expect(!findings.isEmpty, "no \(code) finding: \(result.stdout.prefix(2000))")

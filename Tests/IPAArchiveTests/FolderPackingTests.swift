@@ -91,6 +91,61 @@ import TestSupport
         }
     }
 
+    /// Issue 27, class 9: the folder changes between the walk and its packing. Whatever changed
+    /// (a file removed, a folder removed with its files, a folder replaced by a file), packing
+    /// meets it as `ARCHIVE_FOLDER_CHANGED` (65), never as an unreadable file (74).
+    @Test(arguments: ["a file removed", "a folder removed", "a folder replaced by a file"])
+    func aChangeBetweenTheWalkAndPackingIsAChange(_ change: String) throws {
+        let scratch = try ScratchDirectory("folder-packing")
+        let app = try AppFolders.unpack(try IPABuilder().bytes(), in: scratch)
+        try FileManager.default.createDirectory(atPath: app + "/Data", withIntermediateDirectories: true)
+        try Data("walked".utf8).write(to: URL(fileURLWithPath: app + "/Data/file.txt"))
+        let folder = try AppFolder(path: app)
+        switch change {
+        case "a file removed":
+            try FileManager.default.removeItem(atPath: app + "/Data/file.txt")
+        case "a folder removed":
+            try FileManager.default.removeItem(atPath: app + "/Data")
+        default:
+            try FileManager.default.removeItem(atPath: app + "/Data")
+            try Data("a file now".utf8).write(to: URL(fileURLWithPath: app + "/Data"))
+        }
+        do {
+            _ = try folder.openZip(packing: .stored, limits: .default)
+            Issue.record("packing did not see \(change)")
+        } catch {
+            #expect(error.code == "ARCHIVE_FOLDER_CHANGED", "\(error)")
+            #expect(error.category == .invalidInput)
+            #expect(error.description.contains("'Payload/Sample.app/Data/file.txt' changed while the folder was being packed"), "\(error)")
+        }
+    }
+
+    /// The same changes while the folder is walked: a name listed a moment ago is gone when it is
+    /// looked at. The walk's seam runs the change right after each listing, deterministically.
+    @Test(arguments: ["a file removed", "a folder removed", "a symlink removed"])
+    func aChangeWhileTheFolderIsWalkedIsAChange(_ change: String) throws {
+        let scratch = try ScratchDirectory("folder-packing")
+        let app = try AppFolders.unpack(try IPABuilder().bytes(), in: scratch)
+        try FileManager.default.createDirectory(atPath: app + "/Data/Inner", withIntermediateDirectories: true)
+        try Data("walked".utf8).write(to: URL(fileURLWithPath: app + "/Data/Inner/file.txt"))
+        try FileManager.default.createSymbolicLink(atPath: app + "/Data/link", withDestinationPath: "Inner/file.txt")
+        let (victim, entry) = switch change {
+        case "a file removed": (app + "/Data/Inner/file.txt", "Payload/Sample.app/Data/Inner/file.txt")
+        case "a folder removed": (app + "/Data/Inner", "Payload/Sample.app/Data/Inner")
+        default: (app + "/Data/link", "Payload/Sample.app/Data/link")
+        }
+        let parent = (victim as NSString).deletingLastPathComponent
+        do {
+            _ = try AppFolder(path: app, limits: .default, afterListing: { listed in
+                if listed == parent { try? FileManager.default.removeItem(atPath: victim) }
+            })
+            Issue.record("the walk did not see \(change)")
+        } catch {
+            #expect(error == .folderChanged(archive: app, entry: entry, reason: "it was removed or replaced while the folder was read"))
+            #expect(error.category == .invalidInput)
+        }
+    }
+
     /// A folder with a file large enough for the block deflater (several batches' worth of
     /// blocks would be slow in a debug build: three blocks and a tail) and more small files than
     /// one group holds.

@@ -36,9 +36,10 @@ import TestSupport
         }
     }
 
-    /// 50 apps (every fifth with an extension) and one for which no profile fits, listed through a
-    /// FIFO: the batch opens its list only after it has read the identity and the profiles, and
-    /// the test removes them as soon as it does, so an input that read them again would fail.
+    /// 50 apps (every fifth with an extension) and one for which no profile fits, listed on
+    /// standard input: the batch reads its list only after it has read the identity and the
+    /// profiles, and the test removes them as soon as it reads, so an input that read them again
+    /// would fail.
     @Test func fiftyAppsAreSignedWithTheIdentityAndProfilesReadOnce() throws {
         let scratch = try ScratchDirectory("batch-sign")
         var inputs: [String] = []
@@ -48,34 +49,35 @@ import TestSupport
         }
         inputs.insert(try scratch.write("apps/Other.ipa", Self.app("Other", bundleIdentifier: "com.other.app").bytes()), at: 7)
         let secrets = try Self.secrets(in: scratch, folder: "secrets")
-        let list = scratch.path("inputs.fifo")
-        try #require(mkfifo(list, 0o600) == 0)
         let out = scratch.path("out")
         let report = scratch.path("report.html")
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Command.ipawrapPath)
-        process.arguments = ["batch", "sign", "--from", list, "--out-dir", out, "--jobs", "2", "--json-lines", "--report", report,
+        process.arguments = ["batch", "sign", "--from", "-", "--out-dir", out, "--jobs", "2", "--json-lines", "--report", report,
                              "--signing-time", SignCommandTests.signingTime] + secrets
+        let list = Pipe()
+        process.standardInput = list
         try #require(FileManager.default.createFile(atPath: scratch.path("stdout"), contents: nil))
         try #require(FileManager.default.createFile(atPath: scratch.path("stderr"), contents: nil))
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path("stdout")))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path("stderr")))
         try process.run()
-        // Opening the FIFO without blocking fails until the batch opens it to read.
-        var writer: Int32 = -1
+        // A comment line first: once the pipe holds no byte, the batch has begun reading its list.
+        let writer = list.fileHandleForWriting.fileDescriptor
+        #expect(write(writer, "#\n", 2) == 2)
+        var unread: Int32 = 2
         let deadline = Date().addingTimeInterval(120)
-        while writer < 0, process.isRunning, Date() < deadline {
-            writer = open(list, O_WRONLY | O_NONBLOCK)
-            if writer < 0 { usleep(2000) }
+        while unread > 0, process.isRunning, Date() < deadline {
+            guard ioctl(writer, UInt(FIONREAD), &unread) == 0 else { break }
+            if unread > 0 { usleep(2000) }
         }
         func stderr() -> String { String(decoding: (try? Fixtures.bytesAt(scratch.path("stderr"))) ?? [], as: UTF8.self) }
-        try #require(writer >= 0, "the batch never opened its list: \(stderr())")
+        try #require(unread == 0 && process.isRunning, "the batch never read its list: \(stderr())")
         try FileManager.default.removeItem(atPath: scratch.path("secrets"))
-        _ = fcntl(writer, F_SETFL, fcntl(writer, F_GETFL) & ~O_NONBLOCK)
         let text = Array((inputs.joined(separator: "\n") + "\n").utf8)
         #expect(text.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) } == text.count)
-        close(writer)
+        try list.fileHandleForWriting.close()
         process.waitUntilExit()
 
         // One input failed (exit 1 for it, and for the batch); the others are signed.

@@ -41,14 +41,15 @@ struct BatchOptions: ParsableArguments {
     var inputs: [String] = []
 
     @Option(name: .customLong("from"), help: ArgumentHelp(
-        "A file listing inputs, one per line ('-' for standard input); blank lines and lines starting with # are ignored.",
+        "A regular file listing inputs, one per line ('-' for standard input, e.g. a pipe); blank lines and lines starting with # are ignored.",
         valueName: "list"))
     var lists: [String] = []
 
-    @Option(help: ArgumentHelp("Inputs worked on at once (default: the number of cores).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Inputs worked on at once (default: the number of cores).", valueName: "n"))
     var jobs: Int?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Work on part I of N (1-based): the inputs whose name hashes to I, so N jobs running the same command "
                 + "cover every input exactly once.", valueName: "I/N"),
@@ -213,7 +214,7 @@ struct BatchWrapCommand: ParsableCommand {
             var request = try wrap.request(input: "", output: "", checks: checks, templates: templates, limits: limits)
             if sign {
                 // The identity is read and decoded here, once for every input.
-                request.signing = try signing.request(templates: request.toolData.templates)
+                request.signing = try signing.request(templates: request.toolData.templates, timeLimit: limits.timeLimit)
             }
             return try BatchJob.prepareWrap(request)
         }
@@ -253,7 +254,7 @@ struct BatchSignCommand: ParsableCommand {
         let job = try reportingErrors {
             let toolData = try checks.toolData(templatesPath: templates.templates)
             // Read and decoded here, once for every input.
-            let request = try signing.request(templates: toolData.templates)
+            let request = try signing.request(templates: toolData.templates, timeLimit: limits.timeLimit)
             var options = try checks.checkOptions()
             options.purpose = .signing
             return BatchJob(

@@ -60,6 +60,9 @@ struct CheckCommand: ParsableCommand {
             let inspection = try Inspector.inspect(
                 path: ipa, options: options, data: try checks.toolData().checks, limits: limits.limits, tool: ToolInfo.tool)
             try output.print(inspection.report, input: ipa, command: "check")
+            if inspection.report.hasErrors {
+                ReportRendering.stoppedByFindings(ipa, inspection.report.findings, "the check failed because of")
+            }
             return inspection.report.hasErrors
         }
         if failed { throw ExitCode(1) }

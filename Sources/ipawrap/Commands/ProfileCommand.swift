@@ -46,7 +46,10 @@ struct ProfileShowCommand: ParsableCommand {
             let profile = try ProvisioningProfile(contentsOfFile: file)
             let summary = ProfileSummary(profile, file: file, now: evaluationDate ?? Date(), allowWildcard: allowWildcard)
             print(json ? try Self.json(summary) : Self.text(summary))
-            if check && summary.findings.contains(where: { $0.severity == .error }) { throw ExitCode(1) }
+            if check && summary.findings.contains(where: { $0.severity == .error }) {
+                ReportRendering.stoppedByFindings(file, summary.findings, "the check failed because of")
+                throw ExitCode(1)
+            }
         }
     }
 

@@ -46,7 +46,7 @@ struct SignCommand: ParsableCommand {
         let written = try reportingErrors(json: json ? ipa : nil) {
             try OutputDestination.check(output, inputs: [ipa] + checks.inputFiles + templates.inputFiles + signing.inputFiles)
             let toolData = try checks.toolData(templatesPath: templates.templates)
-            let request = try signing.request(templates: toolData.templates)
+            let request = try signing.request(templates: toolData.templates, timeLimit: limits.timeLimit)
             let outcome = try Resigner.sign(
                 input: ipa, output: output, checks: try checks.checkOptions(), data: toolData.checks, limits: limits.limits,
                 repack: RepackOptions(timestamp: .latestInArchive, synchronize: fsync), signing: request, tool: ToolInfo.tool)

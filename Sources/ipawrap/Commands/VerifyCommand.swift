@@ -42,6 +42,7 @@ struct VerifyCommand: ParsableCommand {
             let report = try Verifier.verify(
                 AppArchive(path: ipa, limits: limits.limits), at: date, install: install.options)
             print(json ? try Self.json(report) : Self.text(report))
+            if !report.isIntact { ReportRendering.stoppedByFindings(ipa, report.findings, "not intact because of") }
             return report.isIntact
         }
         if !intact { throw ExitCode(1) }

@@ -51,7 +51,7 @@ struct WrapCommand: ParsableCommand {
                 output, inputs: [ipa] + wrap.inputFiles + checks.inputFiles + templates.inputFiles + signing.inputFiles)
             var request = try wrap.request(input: ipa, output: output, checks: checks, templates: templates, limits: limits)
             if sign {
-                request.signing = try signing.request(templates: request.toolData.templates)
+                request.signing = try signing.request(templates: request.toolData.templates, timeLimit: limits.timeLimit)
             }
             let outcome = try Wrapper.wrap(request, tool: ToolInfo.tool)
             var summary: String?

@@ -3,24 +3,26 @@ import Foundation
 import IPAArchive
 
 /// Resource limits shared by every command that opens an archive. An input above them is refused
-/// (exit 65), not processed slowly.
+/// (exit 65), not processed slowly. Each takes the next argument as its value even when it starts
+/// with `-` (`.unconditional`), so `--time-limit -1` is refused for what it says, not as a
+/// missing value.
 struct ArchiveLimitOptions: ParsableArguments {
-    @Option(help: "Refuse archives with more entries than this.")
+    @Option(parsing: .unconditional, help: "Refuse archives with more entries than this.")
     var maxEntries: Int = ArchiveLimits.default.maximumEntries
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Refuse archives that expand to more than this in all (bytes, or with K, M, G: 16G).", valueName: "size"))
     var maxTotalSize: ByteCount = ByteCount(ArchiveLimits.default.maximumTotalUncompressedSize)
 
-    @Option(help: "Refuse entries of 1 MiB or more that expand more than this many times (zip bombs).")
+    @Option(parsing: .unconditional, help: "Refuse entries of 1 MiB or more that expand more than this many times (zip bombs).")
     var maxRatio: UInt64 = ArchiveLimits.default.maximumExpansionRatio
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Refuse an input that needs more memory than this for one entry or decoded image (bytes, or with K, M, G).",
         valueName: "size"))
     var maxMemory: ByteCount = ByteCount(ArchiveLimits.default.maximumMemory)
 
-    @Option(help: ArgumentHelp("Refuse an input whose processing takes longer than this.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Refuse an input whose processing takes longer than this.", valueName: "seconds"))
     var timeLimit: Double = ArchiveLimits.default.maximumSeconds
 
     var limits: ArchiveLimits {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FormatSupport
 import Foundation
 
 /// Option values with a shape of their own, parsed once, when the arguments are: a bad one is the
@@ -26,7 +27,7 @@ struct ProfileArgument: Equatable, Sendable {
         guard !argument.hasPrefix("="), !argument.hasSuffix("=") else {
             throw ValidationError("expects PATH or BUNDLE_ID=PATH")
         }
-        if let separator = argument.firstIndex(of: "="), !FileManager.default.fileExists(atPath: argument),
+        if let separator = argument.firstIndex(of: "="), FileSystem.kind(of: argument, following: true) == nil,
            !argument[..<separator].contains("/") {
             bundleIdentifier = String(argument[..<separator])
             path = String(argument[argument.index(after: separator)...])

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FormatSupport
 import Foundation
 import ToolData
 import PropertyList
@@ -28,7 +29,8 @@ struct SigningOptionGroup: ParsableArguments {
         valueName: "BUNDLE_ID=FILE"))
     var entitlements: [EntitlementsArgument] = []
 
-    @Option(help: ArgumentHelp(
+    // `.unconditional`: `--signing-time -1` is refused for its value, not as a missing one.
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "The signing time written into every signature, in seconds since 1970 (default: SOURCE_DATE_EPOCH, else now); fixes the output's bytes.",
         valueName: "seconds"))
     var signingTime: String?
@@ -55,14 +57,25 @@ struct SigningOptionGroup: ParsableArguments {
     }
 
     /// The request: the identity read (its chain completed from `templates`, the Templates
-    /// folder the command resolved), the entitlement overrides parsed, the signing time.
-    func request(templates: TemplateDirectory) throws -> SigningRequest {
+    /// folder the command resolved) within `timeLimit` (the command's `--time-limit`: loading an
+    /// identity runs key derivations whose cost the file decides), the entitlement overrides
+    /// parsed, the signing time.
+    func request(templates: TemplateDirectory, timeLimit: Double) throws -> SigningRequest {
         let password = try readPassword()
         var signingIdentity: SigningIdentity
         if let identity {
-            signingIdentity = try SigningIdentity(pkcs12File: identity, password: password ?? [])
+            // The usage asks for a password source; trying an empty password instead would report
+            // a wrong password for a file whose password was simply not given.
+            guard let password else {
+                throw SigningError(
+                    .identityOptions, "--identity \(identity) needs its password, and no --password-file or --password-env was given",
+                    remedy: "pass one (an empty one for a file exported without a password)")
+            }
+            signingIdentity = try SigningIdentity(
+                pkcs12File: identity, password: password, clock: WorkClock(seconds: timeLimit, file: identity))
         } else if let certificate, let key {
-            signingIdentity = try SigningIdentity(certificateFile: certificate, keyFile: key, password: password)
+            signingIdentity = try SigningIdentity(
+                certificateFile: certificate, keyFile: key, password: password, clock: WorkClock(seconds: timeLimit, file: key))
         } else {
             throw SigningError(
                 .identityOptions, "signing needs an identity",
@@ -80,9 +93,11 @@ struct SigningOptionGroup: ParsableArguments {
             }
             let bytes: [UInt8]
             do {
-                bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file)))
+                bytes = try Self.optionFile(file)
             } catch {
-                throw SigningError(.entitlementsFile, "\(file): cannot be read: \(error.localizedDescription)", remedy: "check the path")
+                throw SigningError(
+                    .entitlementsFile, "\(file): cannot be read: \(error.reason)",
+                    remedy: "name a regular file holding the entitlements as an XML plist")
             }
             let parsed: PropertyList
             do {
@@ -121,9 +136,13 @@ struct SigningOptionGroup: ParsableArguments {
             return Array(value.utf8)
         }
         if let passwordFile {
-            guard let data = FileManager.default.contents(atPath: passwordFile) else {
+            let data: [UInt8]
+            do {
+                data = try Self.optionFile(passwordFile)
+            } catch {
                 throw SigningError(
-                    .identityOptions, "--password-file \(passwordFile) cannot be read", remedy: "check the path and its permissions")
+                    .identityOptions, "--password-file \(passwordFile): cannot be read: \(error.reason)",
+                    remedy: "name a regular file whose first line is the password")
             }
             let line = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).first ?? []
             var bytes = [UInt8](line)
@@ -131,6 +150,19 @@ struct SigningOptionGroup: ParsableArguments {
             return bytes
         }
         return nil
+    }
+}
+
+extension SigningOptionGroup {
+    /// Larger than any password or entitlements file.
+    static let maximumOptionFileSize = 1 << 20
+
+    /// A small file an option names (the password, entitlements), under the rule every input
+    /// follows: a regular file, opened without blocking and looked at before any read, so a FIFO
+    /// is refused rather than waited on, `/dev/zero` rather than read without end, and a folder
+    /// or a file over `maximumOptionFileSize` bytes is named for what it is.
+    static func optionFile(_ path: String) throws(FileReadError) -> [UInt8] {
+        try FileByteSource.wholeFile(path, limit: maximumOptionFileSize)
     }
 }
 
