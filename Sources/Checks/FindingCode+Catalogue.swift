@@ -1,6 +1,7 @@
 // Checks re-exports Reporting: code that made findings and reports with `import Checks` before
 // they had their own target keeps compiling (files that name Reporting's types import it too).
 @_exported import Reporting
+import Installation
 import Verification
 
 /// The catalogue: every code of every area of checks.
@@ -8,7 +9,7 @@ extension FindingCode {
     /// Every code, by area: the catalogue the README, SARIF rules and JUnit test cases come from.
     public static var areas: [(name: String, codes: [FindingCode])] {
         [("icon", iconCodes), ("bundle", bundleCodes), ("profile", profileCodes), ("binary", binaryCodes),
-         ("wrap", wrapCodes), ("signature", signatureCodes)]
+         ("install", installCodes), ("wrap", wrapCodes), ("signature", signatureCodes)]
     }
 
     /// Every code, by area.

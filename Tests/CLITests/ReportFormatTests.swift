@@ -99,16 +99,20 @@ struct ReportFormatTests {
         let scratch = try ScratchDirectory("cli-sarif")
         let sample = Fixtures.packageRoot.appendingPathComponent("Samples/Sample.ipa").path
         let noIcon = try scratch.write("NoIcon.ipa", IPABuilder(appName: "NoIcon").bytes())
-        for input in [sample, noIcon] {
-            let json = try Command.ipawrap(["check", input, "--json", "--at", "2026-06-01"])
-            let result = try Command.ipawrap(["check", input, "--report-format", "sarif", "--at", "2026-06-01"])
+        // The sample judged for iOS 12 (it needs 15): an install finding, whose rule must be there too.
+        for (input, extra) in [(sample, []), (noIcon, []), (sample, ["--os", "12.0"])] {
+            let json = try Command.ipawrap(["check", input, "--json", "--at", "2026-06-01"] + extra)
+            let result = try Command.ipawrap(["check", input, "--report-format", "sarif", "--at", "2026-06-01"] + extra)
             #expect(result.status == json.status, "\(result.stderr)")
             let log = try Self.sarif(result.stdout)
-            // A rule per code of the catalogue: the README's finding table lists the same codes.
-            let readme = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+            // A rule per code of the catalogue: the finding-code page lists the same codes.
+            let codesPage = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("docs/finding-codes.md"), encoding: .utf8)
             #expect(Set(log.rules.map(\.id)).count == log.rules.count)
             for rule in log.rules {
-                #expect(readme.contains("`\(rule.id)`"), "\(rule.id) is a SARIF rule but not in the README")
+                #expect(codesPage.contains("`\(rule.id)`"), "\(rule.id) is a SARIF rule but not in docs/finding-codes.md")
+            }
+            if !extra.isEmpty {
+                #expect(log.results.contains { $0.code == "INSTALL_OS_TOO_OLD" && $0.level == "error" }, "\(result.stdout)")
             }
             let findings = try Self.findings(json.stdout)
             #expect(log.results.count == findings.count)
@@ -139,8 +143,8 @@ struct ReportFormatTests {
         let suite = try #require(suites.first)
         #expect(suites.count == 1)
         #expect(suite.name == noIcon)
-        #expect(suite.cases.map(\.name) == ["icon", "bundle", "profile", "binary"])
-        #expect(suite.tests == 4)
+        #expect(suite.cases.map(\.name) == ["icon", "bundle", "profile", "binary", "install"])
+        #expect(suite.tests == 5)
         #expect(suite.failures == 1)
         let icon = try #require(suite.cases.first { $0.name == "icon" })
         #expect(icon.results.first?.first == "Failure")
