@@ -59,6 +59,7 @@ struct WrapCommand: ParsableCommand {
                 let changed = policy.changedPolicies.isEmpty ? "" : ", set \(policy.changedPolicies.joined(separator: ", "))"
                 summary = "Wrapped \(ipa) into \(output) (\(request.format.rawValue), \(size) bytes): policy '\(policy.templateName)', "
                     + "\(policy.mode.rawValue) mode, \(policy.policyCount) policies\(changed), toolkit \(policy.toolkitVersion)"
+                    + (request.signing.map { "; signed as \($0.identity.commonName ?? "?")" } ?? "")
             }
             try ReportRendering.printOutcome(outcome.report, json: json, input: ipa, summary: summary, notDone: "not wrapped")
             return outcome.written
