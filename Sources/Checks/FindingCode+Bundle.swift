@@ -15,13 +15,15 @@ extension FindingCode {
 
     public static let executableMissing = FindingCode(
         "EXECUTABLE_MISSING", .error,
-        summary: "a bundle's CFBundleExecutable names a file that is not in the bundle, or names nothing",
+        summary: "a bundle's CFBundleExecutable names a file that is not in the bundle, or names nothing (the binary "
+            + "checks then cannot run)",
         remedy: "Rebuild and re-export the app so every bundle carries the main executable its Info.plist names.")
 
     public static let executableInvalid = FindingCode(
         "EXECUTABLE_INVALID", .error,
-        summary: "a bundle's CFBundleExecutable is empty, not a string, absolute, contains '..' or points into "
-            + "PlugIns/ or Frameworks/",
+        summary: "a bundle's CFBundleExecutable is empty, not a string, absolute, contains '..', points into "
+            + "PlugIns/ or Frameworks/, or names (itself or through a symlink, in any case) a file the code signature "
+            + "owns rather than seals: Info.plist, embedded.mobileprovision, _CodeSignature/…, CodeResources",
         remedy: "Set CFBundleExecutable to the plain file name of the bundle's own executable and rebuild.")
 
     public static let platformUnsupported = FindingCode(
@@ -32,8 +34,9 @@ extension FindingCode {
 
     public static let bundleHasNoCode = FindingCode(
         "BUNDLE_HAS_NO_CODE", .warning,
-        summary: "a framework, test bundle or XPC service folder has no Info.plist naming an executable: it holds no "
-            + "code, so it is sealed as files of the bundle around it and not signed itself",
+        summary: "a framework, test bundle or XPC service folder has no Info.plist naming an executable (an empty "
+            + "Frameworks/X.framework/ of a trimmed build): it holds no code, so it is sealed as files of the bundle "
+            + "around it and not signed itself",
         remedy: "Nothing to do if the folder is meant to be empty (a trimmed build); otherwise rebuild the app so the "
             + "bundle carries its Info.plist and executable.")
 

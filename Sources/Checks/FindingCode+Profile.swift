@@ -55,7 +55,8 @@ extension FindingCode {
 
     public static let profileCertificateInvalid = FindingCode(
         "PROFILE_CERTIFICATE_INVALID", .warning,
-        summary: "a profile lists no developer certificate, or one that cannot be read",
+        summary: "a profile lists no developer certificate, or one that cannot be used: unreadable, or (the message "
+            + "says which) with an RSA key under 2048 bits or an EC key on a curve other than P-256, P-384, P-521",
         remedy: "Regenerate the profile in the Apple Developer portal with the signing certificate selected.")
 
     public static let profileOptionUnused = FindingCode(

@@ -70,8 +70,8 @@ import TestSupport
         #expect(twice.code == "BATCH_REPORT_SHARD_TWICE")
     }
 
-    /// Each refusal has a row in the README's table, so a new one cannot go undocumented.
-    @Test func everyRefusalIsInTheREADME() throws {
+    /// Each refusal has a row in the batch page's table (`docs/batch.md`), so a new one cannot go undocumented.
+    @Test func everyRefusalIsInTheBatchPage() throws {
         let examples: [BatchMergeError] = [
             .notBatchOutput("f", reason: "r"), .mixed(file: "f", line: 1, other: "g", otherLine: 1, difference: "d"),
             .shardTwice(shard: "1/2", first: "f", second: "g"), .shardIncomplete(shard: "1/2", file: "f", results: 1, inputs: 2),
@@ -83,9 +83,9 @@ import TestSupport
             case .notBatchOutput, .mixed, .shardTwice, .shardIncomplete, .shardsMissing, .noResults: break
             }
         }
-        let readme = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let page = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("docs/batch.md"), encoding: .utf8)
         for example in examples {
-            #expect(readme.contains("| `\(example.code)` |"), "README lacks \(example.code)")
+            #expect(page.contains("| `\(example.code)` |"), "docs/batch.md lacks \(example.code)")
             #expect(example.category == .invalidInput)
         }
     }

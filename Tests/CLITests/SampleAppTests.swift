@@ -55,6 +55,35 @@ import TestSupport
         #expect(printed.trimmingCharacters(in: .newlines) == session, "the README's session is stale:\n\(printed)")
     }
 
+    /// The README's signed session (`wrap --sign` of the sample with the test identity and
+    /// profiles, then `verify` of the output) is what the two commands print today, run from the
+    /// package root with the output in a scratch folder in the place of the README's.
+    @Test func theREADMESignedSessionIsWhatWrapSignAndVerifyPrint() throws {
+        let readme = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let start = try #require(readme.range(of: "and `verify` on the result:\n\n```\n"))
+        let end = try #require(readme.range(of: "\n```", range: start.upperBound..<readme.endIndex))
+        let session = String(readme[start.upperBound..<end.lowerBound])
+        let commands = session.split(separator: "\n").filter { $0.hasPrefix("$ ipawrap ") }
+            .map { $0.dropFirst("$ ipawrap ".count).split(separator: " ").map(String.init) }
+        try #require(commands.count == 2 && commands[0].first == "wrap" && commands[1].first == "verify", "\(commands)")
+        let documentedOutput = ".build/samples/Sample.signed.ipa"
+        #expect(commands[0].contains(documentedOutput) && commands[1].contains(documentedOutput))
+
+        let scratch = try ScratchDirectory("sample")
+        let output = scratch.path("Sample.signed.ipa")
+        var printed = ""
+        for command in commands {
+            let arguments = command.map { $0 == documentedOutput ? output : $0 }
+            let result = try Command.run(
+                "/bin/sh", ["-c", "cd \"$1\" && shift && exec \"$@\"", "sh", Fixtures.packageRoot.path, Command.ipawrapPath] + arguments)
+            #expect(result.status == 0, "\(command): \(result.stderr)")
+            printed += "$ ipawrap " + command.joined(separator: " ") + "\n" + result.stdout.replacingOccurrences(of: output, with: documentedOutput)
+        }
+        #expect(printed.trimmingCharacters(in: .newlines) == session, "the README's signed session is stale:\n\(printed)")
+        // What the session shows is what an independent checker finds: every bundle signed.
+        try SigcheckOracle.expectAccepted(output)
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: generator), "sample-generator is not built beside the tests"))
     func theCommittedSampleIsWhatTheGeneratorWrites() throws {
         let scratch = try ScratchDirectory("sample")
