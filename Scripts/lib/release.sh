@@ -16,10 +16,22 @@ RUNTIME_PACKAGES=(libzip4 libxml2 zlib1g libdeflate0)
 RELEASE_PACKAGES=(dpkg-dev lintian)
 
 # The `ipawrap` product as a release build with the Swift runtime linked in statically, so it runs
-# where no Swift toolchain is installed. Prints the binary's path.
+# where no Swift toolchain is installed. Prints the binary's path. More `swift build` arguments
+# (`--scratch-path DIR`) may follow. The benchmarks time this binary too: the one users run.
 build_release_binary() {
-    swift build -c release --static-swift-stdlib --product ipawrap >&2
-    echo "$(swift build -c release --static-swift-stdlib --show-bin-path)/ipawrap"
+    swift build -c release --static-swift-stdlib "$@" --product ipawrap >&2
+    echo "$(swift build -c release --static-swift-stdlib "$@" --show-bin-path)/ipawrap"
+}
+
+# The binary a benchmark times: IPAWRAP_BENCH_BIN when set (another build to compare, e.g. an older
+# commit's), else the release binary, built in BENCH_SCRATCH_PATH (default .build) so a debug build
+# elsewhere can run beside it.
+bench_binary() {
+    if [ -n "${IPAWRAP_BENCH_BIN:-}" ]; then
+        echo "$IPAWRAP_BENCH_BIN"
+    else
+        build_release_binary --scratch-path "${BENCH_SCRATCH_PATH:-.build}" 2>/dev/null
+    fi
 }
 
 # The date man pages carry: the last commit's, so the same commit gives the same pages.
