@@ -6,7 +6,7 @@ import Verification
 
 /// The catalogue: every code of every area of checks.
 extension FindingCode {
-    /// Every code, by area: the catalogue the README, SARIF rules and JUnit test cases come from.
+    /// Every code, by area: the catalogue docs/finding-codes.md, SARIF rules and JUnit test cases come from.
     public static var areas: [(name: String, codes: [FindingCode])] {
         [("icon", iconCodes), ("bundle", bundleCodes), ("profile", profileCodes), ("binary", binaryCodes),
          ("install", installCodes), ("wrap", wrapCodes), ("signature", signatureCodes)]

@@ -1,7 +1,7 @@
 import AppBundle
 import Reporting
 
-/// Icon findings and the report's `icon` section (README, "`icon`: how the icon is found").
+/// Icon findings and the report's `icon` section (docs/commands.md, "`icon`: how the icon is found").
 enum IconChecks {
     static func apply(_ context: CheckContext, to report: inout Report) {
         let resolution = context.icon

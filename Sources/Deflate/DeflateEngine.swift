@@ -86,7 +86,7 @@ public struct DeflateLevel: Sendable, Equatable {
 
     /// zlib's default, 6, which ipawrap has always written, and libdeflate's 6, the lowest whose
     /// output is no larger (within 0.3%) on the Swift runtime's libraries, an arm64 app binary
-    /// and system libraries, at a third of zlib's CPU time (README, *Speed*).
+    /// and system libraries, at a third of zlib's CPU time (docs/performance.md).
     public static let standard = DeflateLevel(wholeBuffer: 6, blocks: 6)
 }
 

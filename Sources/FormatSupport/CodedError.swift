@@ -37,7 +37,7 @@ extension FileInputError {
     }
 }
 
-/// The exit statuses of the command-line contract (README, *Exit codes*), in one place: the
+/// The exit statuses of the command-line contract (README, *Exit codes and errors*; docs/commands.md), in one place: the
 /// command line, the batch results and the HTML report all read them from here.
 public enum ExitStatus {
     /// Done: for `check`, no error finding; for `batch`, no input failed.

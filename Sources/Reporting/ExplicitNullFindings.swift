@@ -1,5 +1,5 @@
 /// Findings written with every key, `path` and `remedy` as `null` when absent: the form of
-/// `verify --json`'s findings (README, `verify`), where the inspect/check report leaves those keys
+/// `verify --json`'s findings (docs/commands.md, `verify`), where the inspect/check report leaves those keys
 /// out. One `Finding` type, two JSON forms; either form reads back as `[Finding]`.
 @propertyWrapper
 public struct ExplicitNullFindings: Codable, Sendable, Equatable {

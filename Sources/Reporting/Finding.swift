@@ -21,7 +21,7 @@ public enum Severity: String, Codable, Sendable, Comparable, CaseIterable {
 /// findings as data (the facts in `detail`, typed per area); the message is computed from them,
 /// and the renderers read these values, never the text.
 public struct Finding: Codable, Sendable, Hashable {
-    /// A stable code of `FindingCode.all` (the README's *Finding codes*), e.g. `APP_ID_WILDCARD`.
+    /// A stable code of `FindingCode.all` (docs/finding-codes.md), e.g. `APP_ID_WILDCARD`.
     public var code: String
     public var severity: Severity
     /// The facts, by area; `message` is their sentence.

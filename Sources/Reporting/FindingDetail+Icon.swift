@@ -1,6 +1,6 @@
 import AppBundle
 
-/// The facts of the icon findings (README, "`icon`: how the icon is found").
+/// The facts of the icon findings (docs/commands.md, "`icon`: how the icon is found").
 public enum IconDetail: Sendable, Hashable {
     /// `ICON_REFERENCE_MISSING`: Info.plist names an icon no file matches.
     case referenceMissing(appPath: String, source: IconSource, name: String, candidates: [String])

@@ -1,4 +1,4 @@
-/// The facts of `verify`'s findings (README, "`verify`"): which code, which part of its signature,
+/// The facts of `verify`'s findings (docs/commands.md, "`verify`"): which code, which part of its signature,
 /// and what differs. Problems the readers describe (a Mach-O, CMS or CodeResources error) are kept
 /// as their one-line descriptions.
 public enum SignatureDetail: Sendable, Hashable {

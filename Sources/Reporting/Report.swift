@@ -3,7 +3,7 @@ import Foundation
 import PropertyList
 import ProvisioningProfile
 
-/// The report of `inspect`, `check` and `wrap` (`--json`), field for field as the README
+/// The report of `inspect`, `check` and `wrap` (`--json`), field for field as docs/commands.md
 /// ("`inspect` and `check`") defines it. `schemaVersion` changes only when a field changes meaning.
 /// Optional fields are written as `null` (`@ExplicitNull`), never left out, so consumers can rely
 /// on every key being present. Kinds, sources and platforms are the bundle model's enums, dates

@@ -86,7 +86,7 @@ extension FindingCode {
         "SIGNATURE_AD_HOC", .info, summary: "a bundle is signed ad hoc (no identity), so it installs only where ad-hoc code runs",
         remedy: "Sign with a distribution identity and profile before distributing the app.")
 
-    /// Every code, in the order the README lists them.
+    /// Every code, in the order docs/finding-codes.md lists them.
     public static let signatureCodes: [FindingCode] = [
         signatureMissing, signatureMalformed, signaturePageHashMismatch, signatureSpecialSlotMismatch, signatureSealBroken,
         signatureSealedFileMissing, signatureUnsealedFile, signatureNestedMismatch, signatureCMSInvalid, signatureChainIncomplete,

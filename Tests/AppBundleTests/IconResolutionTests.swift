@@ -4,7 +4,7 @@ import PropertyList
 import Testing
 import TestSupport
 
-/// One test per rule of the README's "`icon`: how the icon is found".
+/// One test per rule of docs/commands.md's "`icon`: how the icon is found".
 @Suite struct IconResolutionTests {
     /// An app with no icon keys and no icon files, to which each test adds what it needs.
     private func bare() -> IPABuilder {

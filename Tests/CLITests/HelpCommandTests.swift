@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `--help` lists a command's options under the titles the README names (*Output*, *Policy*,
+/// `--help` lists a command's options under the titles docs/commands.md names (*Output*, *Policy*,
 /// *Signing*, *Profiles and checks*, *Input limits*), each option under its own title.
 @Suite struct HelpCommandTests {
     /// The headings of a help text in order, and the heading each option line (`  --name`) is under.

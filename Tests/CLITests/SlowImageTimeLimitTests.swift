@@ -86,7 +86,7 @@ import TestSupport
         return try builder.bytes()
     }
 
-    /// Runs `arguments` (the input first) with `--time-limit` and checks the README's promise:
+    /// Runs `arguments` (the input first) with `--time-limit` and checks docs/commands.md's promise:
     /// exit 65, one `ARCHIVE_TIME_LIMIT` line naming the input, nothing written, within the limit
     /// plus a margin for process start and a loaded machine.
     static func expectStopsInTime(

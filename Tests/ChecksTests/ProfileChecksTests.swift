@@ -278,7 +278,7 @@ struct ProfileChecksTests {
         ] {
             #expect(FindingCode.named(code) != nil, "\(code)")
         }
-        // Severities from the README's Finding codes table.
+        // Severities from docs/finding-codes.md.
         #expect(FindingCode.named("APP_ID_WILDCARD")?.severity == .error)
         #expect(FindingCode.named("PROFILE_EXPIRING")?.severity == .warning)
         #expect(FindingCode.named("TEAM_MISMATCH")?.severity == .error)

@@ -58,7 +58,7 @@ import TestSupport
             #expect(entry.crc == ZipBuilder.crc32(bytes), "\(name)")
             #expect(entry.mode == 0o100755, "\(name) keeps its permissions")
             // libdeflate's stream, whole (not zlib's blocks, which differ in size). How its size
-            // compares with zlib's is a matter of the data: the README gives it for real libraries.
+            // compares with zlib's is a matter of the data: docs/performance.md gives it for real libraries.
             let whole = try #require(bytes.withUnsafeBytes { compressor.compressIfSmaller($0) })
             #expect(entry.compressedSize == UInt64(whole.count), "\(name)")
             #expect(entry.compressedSize < entry.fileSize * 3 / 4, "\(name)")

@@ -399,7 +399,7 @@ import TestSupport
     }
 
     /// `--entitlements BUNDLE_ID=FILE` is split once, at its first `=`; a malformed value, a file that
-    /// cannot be read and one that is not a dictionary are SIGN_ENTITLEMENTS_FILE (64, README), one
+    /// cannot be read and one that is not a dictionary are SIGN_ENTITLEMENTS_FILE (64, docs/signing.md), one
     /// line each, and nothing is written.
     @Test func malformedEntitlementsArgumentsAreRefused() throws {
         let scratch = try ScratchDirectory("sign-entitlements")

@@ -61,7 +61,7 @@ public struct TimeLimitRun: Sendable {
         }
     }
 
-    /// The README's promise, "the limit fires within a second of the deadline", in a form a busy
+    /// docs/commands.md's promise for `--time-limit`, "within a second of the limit", in a form a busy
     /// machine cannot break: at most `limit` of work on each of the two worker cores, then at most
     /// a second more (more under a sanitizer, whose own work is not ipawrap's); and no hang (the
     /// wall time stays within a generous bound).

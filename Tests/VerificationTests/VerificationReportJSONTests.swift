@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import Verification
 
-/// `verify --json` reports `Reporting.Finding`s, written with every key (README, `verify`):
+/// `verify --json` reports `Reporting.Finding`s, written with every key (docs/commands.md, `verify`):
 /// `path` and `remedy` are `null` when absent, where the inspect/check report leaves them out.
 @Suite("verify's JSON findings")
 struct VerificationReportJSONTests {

@@ -4,7 +4,7 @@ import IPAArchive
 import PNG
 import PropertyList
 
-/// Finds the app icon exactly as the README ("`icon`: how the icon is found") states:
+/// Finds the app icon exactly as docs/commands.md ("`icon`: how the icon is found") states:
 ///
 /// 1. Info.plist locations in order — `CFBundleIcons`, then `CFBundleIcons~ipad` (the other way
 ///    round for an iPad-only app, `UIDeviceFamily` = [2]), a top-level `CFBundlePrimaryIcon`,
