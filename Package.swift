@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "FormatSupport", targets: ["FormatSupport"]),
         .library(name: "XMLSupport", targets: ["XMLSupport"]),
+        .library(name: "OutputFiles", targets: ["OutputFiles"]),
         .library(name: "IPAArchive", targets: ["IPAArchive"]),
         .library(name: "PNG", targets: ["PNG"]),
         .library(name: "LZFSE", targets: ["LZFSE"]),
@@ -69,8 +70,10 @@ let package = Package(
         // DEFLATE on whole buffers and the checksums (libdeflate): what zip entries, PNG image data
         // and asset renditions are inflated with, and new entries compressed with.
         .target(name: "Deflate", dependencies: ["CLibdeflate"], swiftSettings: strict),
+        // Output files: an output appears complete or not at all, and never replaces an input.
+        .target(name: "OutputFiles", dependencies: ["CSystemShims", "FormatSupport"], swiftSettings: strict),
         .target(
-            name: "IPAArchive", dependencies: ["CLibzip", "CZlib", "CSystemShims", "Deflate", "FormatSupport"],
+            name: "IPAArchive", dependencies: ["CLibzip", "CZlib", "CSystemShims", "Deflate", "FormatSupport", "OutputFiles"],
             swiftSettings: strict),
         .target(name: "XMLSupport", dependencies: ["CLibxml2", "FormatSupport"], swiftSettings: strict),
         .target(name: "PropertyList", dependencies: ["XMLSupport", "FormatSupport"], swiftSettings: strict),
@@ -149,7 +152,7 @@ let package = Package(
         .target(
             name: "Wrapping",
             dependencies: ["Checks", "Reporting", "ToolData", "Signing", "AppBundle", "CodeSignature", "IPAArchive", "Policy", "PropertyList",
-                           "ProvisioningProfile", "FormatSupport", .product(name: "Crypto", package: "swift-crypto")],
+                           "ProvisioningProfile", "FormatSupport", "OutputFiles", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
         // Signing: every bundle's signature planned innermost first, as archive edits.
@@ -163,7 +166,7 @@ let package = Package(
         .target(
             name: "Batch",
             dependencies: ["Checks", "Reporting", "ToolData", "Wrapping", "Signing", "SigningIdentity", "AppBundle", "IPAArchive", "Policy",
-                           "PropertyList", "PNG", "XMLSupport", "FormatSupport", .product(name: "Crypto", package: "swift-crypto")],
+                           "PropertyList", "PNG", "XMLSupport", "FormatSupport", "OutputFiles", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
         // The command line: parses arguments and renders reports, nothing else.
@@ -171,7 +174,7 @@ let package = Package(
             name: "ipawrap",
             dependencies: [
                 "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Reporting", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile", "Batch", "ToolData",
-                "Signing", "SigningIdentity", "PropertyList", "Verification", "Installation",
+                "Signing", "SigningIdentity", "PropertyList", "Verification", "Installation", "OutputFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

@@ -3,6 +3,7 @@ import Checks
 import FormatSupport
 import Foundation
 import IPAArchive
+import OutputFiles
 import Policy
 import Reporting
 import Signing

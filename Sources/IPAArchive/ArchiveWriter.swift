@@ -1,6 +1,7 @@
 import CSystemShims
 import FormatSupport
 import Foundation
+import OutputFiles
 
 /// Writes a new archive from an existing one plus edits, copying every unchanged entry's bytes
 /// raw (local header, compressed data, data descriptor) with in-kernel copies of contiguous

@@ -2,6 +2,7 @@ import AppBundle
 import FormatSupport
 import Foundation
 import IPAArchive
+import OutputFiles
 import PropertyList
 
 /// The `.mdx` container (README, "`wrap`"): a zip holding

@@ -4,6 +4,7 @@ import AssetCatalog
 import FormatSupport
 import Foundation
 import IPAArchive
+import OutputFiles
 import Reporting
 
 struct AssetsCommand: ParsableCommand {

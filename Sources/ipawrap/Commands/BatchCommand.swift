@@ -3,6 +3,7 @@ import Batch
 import Checks
 import Foundation
 import IPAArchive
+import OutputFiles
 import Reporting
 
 struct BatchCommand: ParsableCommand {

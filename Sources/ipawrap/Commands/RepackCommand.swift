@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import IPAArchive
+import OutputFiles
 
 struct RepackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Checks
 import Foundation
 import IPAArchive
+import OutputFiles
 import Reporting
 import Wrapping
 
