@@ -2,8 +2,8 @@ import AppBundle
 import CodeSignature
 import FormatSupport
 import Foundation
-import IPAArchive
 import MachO
+import Zip
 
 /// What one worker computes from one archive entry while it inflates it, once.
 public enum HashJob: Sendable {

@@ -11,7 +11,7 @@ import TestSupport
     static let layers: [(name: String, targets: Set<String>)] = [
         ("C shims", ["CLibzip", "CLibxml2", "CZlib", "CLibdeflate", "CLibcrypto", "CSystemShims"]),
         ("formats", [
-            "FormatSupport", "Deflate", "OutputFiles", "XMLSupport", "IPAArchive", "PropertyList", "PNG", "LZFSE", "AssetCatalog", "MachO",
+            "FormatSupport", "Deflate", "OutputFiles", "XMLSupport", "Zip", "IPAArchive", "PropertyList", "PNG", "LZFSE", "AssetCatalog", "MachO",
             "Policy", "CMS", "SigningIdentity", "CodeSignature", "ProvisioningProfile",
         ]),
         ("bundle model", ["AppBundle"]),

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import IPAArchive
 import OutputFiles
+import Zip
 
 struct RepackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -14,12 +14,6 @@ public enum ArchiveWriter {
     /// still be wrapped).
     public typealias Verification = (_ path: String, _ limits: ArchiveLimits) throws -> Void
 
-    /// The check every IPA output gets before it appears: it opens as an IPA, with every rule
-    /// the input had to pass.
-    public static func verifyingIPA(_ path: String, _ limits: ArchiveLimits) throws {
-        _ = try IPAArchive(path: path, limits: limits)
-    }
-
     /// Repacks `archive` into `output`.
     ///
     /// - Parameter verify: called with a readable path of the finished, unpublished output; throw
