@@ -2,8 +2,8 @@
 // ipawrap: wrap and inspect iOS app archives on Linux.
 //
 // Dependencies point one way, from the command line down to the C shims (ARCHITECTURE.md):
-//   C shims ← formats ← bundle model ← reporting ← bundle signatures (Verification, Signing) ← checks
-//   ← tool data ← wrapping ← batch ← the `ipawrap` command line.
+//   C shims ← formats ← bundle model ← bundle hashing ← reporting ← bundle signatures (Verification,
+//   Signing) ← checks ← tool data ← wrapping ← batch ← the `ipawrap` command line.
 // Tests/ArchitectureTests reads the dependency lists below and fails on one that points upwards, on
 // a local target a target imports without listing it, and on one it lists without importing it.
 import PackageDescription
@@ -121,6 +121,12 @@ let package = Package(
             dependencies: ["IPAArchive", "Zip", "PropertyList", "PNG", "AssetCatalog", "MachO", "FormatSupport"],
             swiftSettings: strict),
 
+        // Bundle hashing: archive entries inflated and hashed once, on both cores (resource digests,
+        // a Mach-O's headers and code pages), for Verification and Signing alike.
+        .target(
+            name: "BundleHashing", dependencies: ["AppBundle", "CodeSignature", "FormatSupport", "MachO", "Zip"],
+            swiftSettings: strict),
+
         // Reporting: findings and reports as typed values, the one JSON form, and the renderers
         // that need nothing else (text, JSON, SARIF, JUnit).
         .target(
@@ -138,7 +144,7 @@ let package = Package(
         // profile consistency), entries streamed once on two workers.
         .target(
             name: "Verification",
-            dependencies: ["Reporting", "AppBundle", "CodeSignature", "CMS", "FormatSupport", "Installation", "Zip", "MachO",
+            dependencies: ["Reporting", "AppBundle", "BundleHashing", "CodeSignature", "CMS", "FormatSupport", "Installation", "Zip", "MachO",
                            "PropertyList", "ProvisioningProfile"] + certificateLibraries,
             swiftSettings: strict),
 
@@ -165,7 +171,7 @@ let package = Package(
         .target(
             name: "Signing",
             dependencies: ["CodeSignature", "CMS", "SigningIdentity", "MachO", "ProvisioningProfile", "AppBundle",
-                           "Zip", "PropertyList", "FormatSupport", "Verification"] + certificateLibraries,
+                           "Zip", "PropertyList", "FormatSupport", "BundleHashing"] + certificateLibraries,
             swiftSettings: strict),
 
         // Batch: many IPAs in parallel, per-input isolation, sharding, the HTML diagnostics report.

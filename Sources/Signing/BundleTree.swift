@@ -1,7 +1,7 @@
+import BundleHashing
 import CodeSignature
 import FormatSupport
 import MachO
-import Verification
 import Zip
 
 /// The archive's files as signing sees them: every entry, with a wrap's edits applied and

@@ -15,6 +15,7 @@ import TestSupport
             "Policy", "CMS", "SigningIdentity", "CodeSignature", "ProvisioningProfile",
         ]),
         ("bundle model", ["AppBundle"]),
+        ("bundle hashing", ["BundleHashing"]),
         ("reporting", ["Reporting"]),
         ("bundle signatures", ["Installation", "Verification", "Signing"]),
         ("checks", ["Checks"]),
