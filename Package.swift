@@ -5,7 +5,9 @@
 //   C shims ← formats ← bundle model ← bundle hashing ← reporting ← bundle signatures (Verification,
 //   Signing) ← checks ← tool data ← wrapping ← batch ← the `ipawrap` command line.
 // Tests/ArchitectureTests reads the dependency lists below and fails on one that points upwards, on
-// a local target a target imports without listing it, and on one it lists without importing it.
+// a format target that depends on one above it in its `formatOrder`, on Signing and Verification
+// depending on each other, on a local target a target imports without listing it, on one it lists
+// without importing it, and on an `@_exported import`.
 import PackageDescription
 
 /// Every target is Swift 6 with warnings treated as errors, locally and in CI.
