@@ -2,10 +2,12 @@
 // ipawrap: wrap and inspect iOS app archives on Linux.
 //
 // Dependencies point one way, from the command line down to the C shims (ARCHITECTURE.md):
-//   C shims ← formats ← bundle model ← reporting ← bundle signatures (Verification, Signing) ← checks
-//   ← tool data ← wrapping ← batch ← the `ipawrap` command line.
+//   C shims ← formats ← bundle model ← bundle hashing ← reporting ← bundle signatures (Verification,
+//   Signing) ← checks ← tool data ← wrapping ← batch ← the `ipawrap` command line.
 // Tests/ArchitectureTests reads the dependency lists below and fails on one that points upwards, on
-// a local target a target imports without listing it, and on one it lists without importing it.
+// a format target that depends on one above it in its `formatOrder`, on Signing and Verification
+// depending on each other, on a local target a target imports without listing it, on one it lists
+// without importing it, and on an `@_exported import`.
 import PackageDescription
 
 /// Every target is Swift 6 with warnings treated as errors, locally and in CI.
@@ -29,6 +31,8 @@ let package = Package(
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "FormatSupport", targets: ["FormatSupport"]),
         .library(name: "XMLSupport", targets: ["XMLSupport"]),
+        .library(name: "OutputFiles", targets: ["OutputFiles"]),
+        .library(name: "Zip", targets: ["Zip"]),
         .library(name: "IPAArchive", targets: ["IPAArchive"]),
         .library(name: "PNG", targets: ["PNG"]),
         .library(name: "LZFSE", targets: ["LZFSE"]),
@@ -69,9 +73,16 @@ let package = Package(
         // DEFLATE on whole buffers and the checksums (libdeflate): what zip entries, PNG image data
         // and asset renditions are inflated with, and new entries compressed with.
         .target(name: "Deflate", dependencies: ["CLibdeflate"], swiftSettings: strict),
+        // Output files: an output appears complete or not at all, and never replaces an input.
+        .target(name: "OutputFiles", dependencies: ["CSystemShims", "FormatSupport"], swiftSettings: strict),
+        // Zip: the validated reader (the path tree, the central directory, local headers, libzip's
+        // view) and the raw-copy writer (new entries deflated whole or in blocks, the early copy).
         .target(
-            name: "IPAArchive", dependencies: ["CLibzip", "CZlib", "CSystemShims", "Deflate", "FormatSupport"],
+            name: "Zip", dependencies: ["CLibzip", "CZlib", "CSystemShims", "Deflate", "FormatSupport", "OutputFiles"],
             swiftSettings: strict),
+        // IPAArchive: an IPA's rules on top of Zip (one app in Payload/, symlinks that stay inside
+        // it), and an app or Xcode archive folder read as the IPA it makes.
+        .target(name: "IPAArchive", dependencies: ["Zip", "FormatSupport"], swiftSettings: strict),
         .target(name: "XMLSupport", dependencies: ["CLibxml2", "FormatSupport"], swiftSettings: strict),
         .target(name: "PropertyList", dependencies: ["XMLSupport", "FormatSupport"], swiftSettings: strict),
         .target(name: "PNG", dependencies: ["CZlib", "Deflate", "FormatSupport"], swiftSettings: strict),
@@ -109,7 +120,13 @@ let package = Package(
         // The bundle model: the app, its nested bundles and icon, read from an IPA.
         .target(
             name: "AppBundle",
-            dependencies: ["IPAArchive", "PropertyList", "PNG", "AssetCatalog", "MachO", "FormatSupport"],
+            dependencies: ["IPAArchive", "Zip", "PropertyList", "PNG", "AssetCatalog", "MachO", "FormatSupport"],
+            swiftSettings: strict),
+
+        // Bundle hashing: archive entries inflated and hashed once, on both cores (resource digests,
+        // a Mach-O's headers and code pages), for Verification and Signing alike.
+        .target(
+            name: "BundleHashing", dependencies: ["AppBundle", "CodeSignature", "FormatSupport", "MachO", "Zip"],
             swiftSettings: strict),
 
         // Reporting: findings and reports as typed values, the one JSON form, and the renderers
@@ -129,14 +146,14 @@ let package = Package(
         // profile consistency), entries streamed once on two workers.
         .target(
             name: "Verification",
-            dependencies: ["Reporting", "AppBundle", "CodeSignature", "CMS", "FormatSupport", "Installation", "IPAArchive", "MachO",
+            dependencies: ["Reporting", "AppBundle", "BundleHashing", "CodeSignature", "CMS", "FormatSupport", "Installation", "Zip", "MachO",
                            "PropertyList", "ProvisioningProfile"] + certificateLibraries,
             swiftSettings: strict),
 
         // Checks and the report: every finding, produced as data.
         .target(
             name: "Checks",
-            dependencies: ["Reporting", "AppBundle", "CodeSignature", "FormatSupport", "Installation", "IPAArchive", "MachO", "PropertyList",
+            dependencies: ["Reporting", "AppBundle", "CodeSignature", "FormatSupport", "Installation", "IPAArchive", "Zip", "MachO", "PropertyList",
                            "ProvisioningProfile", "Verification", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
@@ -148,30 +165,30 @@ let package = Package(
         // Wrapping: the policy bundle, the repack and the .mdx container.
         .target(
             name: "Wrapping",
-            dependencies: ["Checks", "Reporting", "ToolData", "Signing", "AppBundle", "CodeSignature", "IPAArchive", "Policy", "PropertyList",
-                           "ProvisioningProfile", "FormatSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Checks", "Reporting", "ToolData", "Signing", "AppBundle", "CodeSignature", "IPAArchive", "Zip", "Policy", "PropertyList",
+                           "ProvisioningProfile", "FormatSupport", "OutputFiles", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
         // Signing: every bundle's signature planned innermost first, as archive edits.
         .target(
             name: "Signing",
             dependencies: ["CodeSignature", "CMS", "SigningIdentity", "MachO", "ProvisioningProfile", "AppBundle",
-                           "IPAArchive", "PropertyList", "FormatSupport", "Verification"] + certificateLibraries,
+                           "Zip", "PropertyList", "FormatSupport", "BundleHashing"] + certificateLibraries,
             swiftSettings: strict),
 
         // Batch: many IPAs in parallel, per-input isolation, sharding, the HTML diagnostics report.
         .target(
             name: "Batch",
-            dependencies: ["Checks", "Reporting", "ToolData", "Wrapping", "Signing", "SigningIdentity", "AppBundle", "IPAArchive", "Policy",
-                           "PropertyList", "PNG", "XMLSupport", "FormatSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["Checks", "Reporting", "ToolData", "Wrapping", "Signing", "SigningIdentity", "AppBundle", "Zip", "Policy",
+                           "PropertyList", "PNG", "XMLSupport", "FormatSupport", "OutputFiles", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
         // The command line: parses arguments and renders reports, nothing else.
         .executableTarget(
             name: "ipawrap",
             dependencies: [
-                "IPAArchive", "FormatSupport", "AppBundle", "Checks", "Reporting", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile", "Batch", "ToolData",
-                "Signing", "SigningIdentity", "PropertyList", "Verification", "Installation",
+                "IPAArchive", "Zip", "FormatSupport", "AppBundle", "Checks", "Reporting", "Policy", "AssetCatalog", "Wrapping", "ProvisioningProfile", "Batch", "ToolData",
+                "Signing", "SigningIdentity", "PropertyList", "Verification", "Installation", "OutputFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -195,7 +212,8 @@ let package = Package(
         .testTarget(name: "FormatSupportTests", dependencies: ["FormatSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "XMLSupportTests", dependencies: ["XMLSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DeflateTests", dependencies: ["Deflate", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "IPAArchiveTests", dependencies: ["IPAArchive", "Deflate", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ZipTests", dependencies: ["Zip", "IPAArchive", "Deflate", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "IPAArchiveTests", dependencies: ["IPAArchive", "Zip", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PNGTests", dependencies: ["PNG", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LZFSETests", dependencies: ["LZFSE", "TestSupport"], swiftSettings: strict),
@@ -215,7 +233,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "SigningTests",
-            dependencies: ["Signing", "Verification", "AppBundle", "Reporting", "CodeSignature", "MachO", "IPAArchive", "PropertyList",
+            dependencies: ["Signing", "Verification", "AppBundle", "Reporting", "CodeSignature", "MachO", "Zip", "PropertyList",
                            "FormatSupport", "ProvisioningProfile", "SigningIdentity", "TestSupport"] + certificateLibraries,
             swiftSettings: strict),
         .testTarget(name: "PolicyTests", dependencies: ["Reporting", "Checks", "Policy", "ToolData", "TestSupport"], swiftSettings: strict),

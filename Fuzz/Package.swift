@@ -15,7 +15,7 @@ let ipawrap = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deleti
 let harnesses: [(name: String, products: [String])] = [
     ("fuzz-plist-xml", ["PropertyList"]),
     ("fuzz-plist-binary", ["PropertyList"]),
-    ("fuzz-zip", ["IPAArchive", "FormatSupport"]),
+    ("fuzz-zip", ["Zip", "IPAArchive", "FormatSupport"]),
     ("fuzz-png", ["PNG", "FormatSupport"]),
     ("fuzz-macho", ["MachO", "CodeSignature", "FormatSupport"]),
     ("fuzz-lzfse", ["LZFSE"]),

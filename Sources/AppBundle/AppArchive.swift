@@ -2,6 +2,7 @@ import FormatSupport
 import IPAArchive
 import MachO
 import PropertyList
+import Zip
 
 /// The bundle model of an IPA: the app, the bundles nested in it, and the items outside it.
 /// Built from the central directory and the few entries it needs (Info.plists); nothing is

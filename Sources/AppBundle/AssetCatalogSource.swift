@@ -1,6 +1,6 @@
 import AssetCatalog
 import FormatSupport
-import IPAArchive
+import Zip
 
 /// Where `assets list` and `assets extract` read a catalog from: a bare `Assets.car` (a BOM store,
 /// magic `BOMStore`, not a zip), or the app's `Assets.car` in an IPA, `.app` folder or `.xcarchive`.

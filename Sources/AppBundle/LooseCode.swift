@@ -1,5 +1,5 @@
-import IPAArchive
 import MachO
+import Zip
 
 /// A Mach-O file inside a bundle that is no bundle's executable: a dylib in `Frameworks/` (the
 /// Swift runtime, `libXCTestSwiftSupport.dylib`), or a dylib or helper executable anywhere else in

@@ -2,12 +2,13 @@ import AppBundle
 import Checks
 import FormatSupport
 import Foundation
-import IPAArchive
+import OutputFiles
 import Policy
 import Reporting
 import Signing
 import ToolData
 import Wrapping
+import Zip
 
 /// What a batch does to each input: the work of `inspect`, `check`, `wrap` or `sign` on one file, with
 /// the same options, turned into a `BatchResult` whatever happens. Each run opens its own

@@ -1,6 +1,6 @@
 import FormatSupport
 import Foundation
-import IPAArchive
+import OutputFiles
 import Reporting
 
 /// `batch report`: the JSON lines of a batch's shards (any number of files, in any order) put

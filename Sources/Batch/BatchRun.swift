@@ -1,12 +1,12 @@
 import Checks
 import Crypto
 import Foundation
-import IPAArchive
 import PropertyList
 import Reporting
 import Signing
 import SigningIdentity
 import Wrapping
+import Zip
 
 /// One run of a batch as every JSON line states it: the command, the tool, the options that
 /// shape an input's result, which inputs the batch found and which shard this run took. Shards

@@ -1,7 +1,7 @@
 import Dispatch
 import FormatSupport
 import Foundation
-import IPAArchive
+import OutputFiles
 import Synchronization
 
 /// What a batch works on and what it writes besides each input's output; how it is shown is the

@@ -1,8 +1,8 @@
 import AppBundle
 import FormatSupport
-import IPAArchive
 import MachO
 import Reporting
+import Zip
 
 /// What the binary checks look for in an executable. Only these names are kept from a scan, so a
 /// framework exporting a hundred thousand symbols costs no more memory than a small one.

@@ -1,8 +1,8 @@
 import AppBundle
 import FormatSupport
-import IPAArchive
 import MachO
 import Reporting
+import Zip
 
 /// Findings from the app's binaries, its SDKs and the Info.plist settings that decide how they
 /// behave: App Store encryption, the management SDKs of `Templates/sdk-catalog.json` and their

@@ -1,7 +1,5 @@
-// Checks re-exports Reporting: code that made findings and reports with `import Checks` before
-// they had their own target keeps compiling (files that name Reporting's types import it too).
-@_exported import Reporting
 import Installation
+import Reporting
 import Verification
 
 /// The catalogue: every code of every area of checks.

@@ -6,6 +6,7 @@ import IPAArchive
 import Installation
 import Reporting
 import Verification
+import Zip
 
 /// The result of inspecting an IPA: the report, and the model it was built from (so `wrap` can
 /// use it without reading the archive again).

@@ -2,11 +2,11 @@ import AppBundle
 import CodeSignature
 import FormatSupport
 import Foundation
-import IPAArchive
 import MachO
 import PropertyList
 import ProvisioningProfile
 import Reporting
+import Zip
 
 /// Which profile each bundle is judged with: `--profile`, the best match from `--profiles-dir`,
 /// or its own `embedded.mobileprovision`.

@@ -2,12 +2,12 @@ import AppBundle
 import CodeSignature
 import FormatSupport
 import Foundation
-import IPAArchive
 import MachO
 import PropertyList
 import ProvisioningProfile
 import Reporting
 import Verification
+import Zip
 
 /// The entitlements of a bundle's code signature against its profile, and the app's Data
 /// Protection class.

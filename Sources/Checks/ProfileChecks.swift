@@ -2,11 +2,11 @@ import AppBundle
 import CodeSignature
 import FormatSupport
 import Foundation
-import IPAArchive
 import MachO
 import PropertyList
 import ProvisioningProfile
 import Reporting
+import Zip
 
 /// The profile a bundle is judged with, and where it came from.
 public struct ProfileAssignment: Sendable {

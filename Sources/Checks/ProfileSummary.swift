@@ -2,11 +2,11 @@ import AppBundle
 import CodeSignature
 import FormatSupport
 import Foundation
-import IPAArchive
 import MachO
 import PropertyList
 import ProvisioningProfile
 import Reporting
+import Zip
 
 /// `ipawrap profile show --json`: a decoded profile, field for field, and its findings. Dates are
 /// `Date`s (`ReportJSON` writes ISO 8601 in UTC); absent fields are `null` (`@ExplicitNull`),

@@ -1,3 +1,5 @@
+import Zip
+
 /// An iOS app archive: a safe zip archive (see `ZipArchive`) holding exactly one
 /// `Payload/<Name>.app/` bundle. Symlinks inside the app must stay inside the app.
 public final class IPAArchive {
@@ -85,5 +87,13 @@ public final class IPAArchive {
             }
         }
         return nil
+    }
+}
+
+extension ArchiveWriter {
+    /// The check every IPA output gets before it appears: it opens as an IPA, with every rule
+    /// the input had to pass.
+    public static func verifyingIPA(_ path: String, _ limits: ArchiveLimits) throws {
+        _ = try IPAArchive(path: path, limits: limits)
     }
 }

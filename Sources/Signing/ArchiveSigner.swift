@@ -2,11 +2,11 @@ import AppBundle
 import CodeSignature
 import FormatSupport
 import Foundation
-import IPAArchive
 import MachO
 import PropertyList
 import ProvisioningProfile
 import SigningIdentity
+import Zip
 
 /// Plans the signature of every bundle in an archive, innermost first, and returns the entries
 /// that change as archive edits, so signing is part of the one archive write of `sign` or

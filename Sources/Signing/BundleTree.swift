@@ -1,8 +1,8 @@
+import BundleHashing
 import CodeSignature
 import FormatSupport
-import IPAArchive
 import MachO
-import Verification
+import Zip
 
 /// The archive's files as signing sees them: every entry, with a wrap's edits applied and
 /// signing's own changes (signed binaries, seals, profiles) laid over it, so a parent bundle

@@ -1,9 +1,9 @@
 import CodeSignature
 import Foundation
-import IPAArchive
 import PropertyList
 import ProvisioningProfile
 import SigningIdentity
+import Zip
 
 /// How `sign` and `wrap --sign` sign: the identity, the time written into every CMS, and
 /// entitlement overrides by bundle ID.

@@ -1,4 +1,5 @@
 import AppBundle
+import BundleHashing
 import CMS
 import Crypto
 import CodeSignature

@@ -3,9 +3,9 @@ import CMS
 import CodeSignature
 import FormatSupport
 import Foundation
-import IPAArchive
 import MachO
 import Reporting
+import Zip
 
 /// What a bundle's signature says about itself, read without hashing anything (for `inspect`):
 /// signed or not, ad hoc, cdhash, team, hash types and the signing certificate, as the report's

@@ -1,15 +1,16 @@
 import AppBundle
+import BundleHashing
 import CMS
 import CodeSignature
 import FormatSupport
 import Foundation
-import IPAArchive
 import Installation
 import MachO
 import PropertyList
 import Reporting
 import ProvisioningProfile
 import X509
+import Zip
 
 /// Verifies every code signature of an IPA: each signed bundle and loose dylib, innermost first,
 /// and each slice of each Mach-O (code pages, special slots, every CodeDirectory, the CMS

@@ -1,8 +1,9 @@
 import AppBundle
 import FormatSupport
 import Foundation
-import IPAArchive
+import OutputFiles
 import PropertyList
+import Zip
 
 /// The `.mdx` container (README, "`wrap`"): a zip holding
 /// `policy_metadata.xml` at its root, the wrapped `.ipa` (stored, not recompressed), the icon as

@@ -6,6 +6,7 @@ import IPAArchive
 import ProvisioningProfile
 import Reporting
 import Signing
+import Zip
 
 /// `ipawrap sign`: every check of `check` gates the output; then every bundle is signed with the
 /// identity and the profiles `check` assigns, in one archive write.

@@ -1,11 +1,11 @@
 import Checks
 import FormatSupport
 import Foundation
-import IPAArchive
 import Policy
 import Reporting
 import Signing
 import ToolData
+import Zip
 
 /// Everything `wrap` is asked to do.
 public struct WrapRequest: Sendable {

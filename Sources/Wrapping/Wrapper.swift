@@ -9,6 +9,7 @@ import PropertyList
 import Reporting
 import Signing
 import ToolData
+import Zip
 
 /// `ipawrap wrap`: runs every check of `check`; on any error finding writes nothing; otherwise
 /// embeds the policy bundle and repacks with the raw-copy writer (every other entry byte for byte),

@@ -3,18 +3,30 @@ import Testing
 import TestSupport
 
 /// The one allowed direction of imports (ARCHITECTURE.md): a target may depend on targets of its
-/// own layer or of a layer below, never above. The dependency lists are read from `Package.swift`
-/// itself, so a new dependency that points upwards fails here before it is merged.
+/// own layer or of a layer below, never above, and a format target only on format targets below it
+/// in `formatOrder`. The dependency lists are read from `Package.swift` itself, so a new dependency
+/// that points upwards fails here before it is merged.
 @Suite struct DependencyDirectionTests {
+    /// The format targets, lowest first: each may depend only on those before it (`OutputFiles`
+    /// below `Zip`, `Zip` below `IPAArchive`). A new format target must be placed here.
+    static let formatOrder: [String] = [
+        "FormatSupport", "Deflate", "OutputFiles", "XMLSupport", "Zip", "IPAArchive", "PropertyList", "PNG", "LZFSE", "AssetCatalog",
+        "MachO", "Policy", "CMS", "SigningIdentity", "CodeSignature", "ProvisioningProfile",
+    ]
+
+    /// Targets of one layer that must not depend on each other in either direction.
+    static let independent: [(String, String)] = [
+        // Both hash entries with `BundleHashing`; neither needs the other.
+        ("Signing", "Verification"),
+    ]
+
     /// Every target of the package, by layer, lowest first. A new target must be added here (and to
     /// ARCHITECTURE.md): an unplaced target fails the test.
     static let layers: [(name: String, targets: Set<String>)] = [
         ("C shims", ["CLibzip", "CLibxml2", "CZlib", "CLibdeflate", "CLibcrypto", "CSystemShims"]),
-        ("formats", [
-            "FormatSupport", "Deflate", "XMLSupport", "IPAArchive", "PropertyList", "PNG", "LZFSE", "AssetCatalog", "MachO",
-            "Policy", "CMS", "SigningIdentity", "CodeSignature", "ProvisioningProfile",
-        ]),
+        ("formats", Set(formatOrder)),
         ("bundle model", ["AppBundle"]),
+        ("bundle hashing", ["BundleHashing"]),
         ("reporting", ["Reporting"]),
         ("bundle signatures", ["Installation", "Verification", "Signing"]),
         ("checks", ["Checks"]),
@@ -47,6 +59,12 @@ import TestSupport
                 if theirs > own {
                     problems.append(
                         "\(target.name) (\(layers[own].name)) depends on \(dependency) (\(layers[theirs].name)), a layer above it")
+                }
+                if let mine = formatOrder.firstIndex(of: target.name), let their = formatOrder.firstIndex(of: dependency), their > mine {
+                    problems.append("\(target.name) depends on \(dependency), a format target above it in formatOrder")
+                }
+                if independent.contains(where: { [$0.0, $0.1] == [target.name, dependency] || [$0.1, $0.0] == [target.name, dependency] }) {
+                    problems.append("\(target.name) depends on \(dependency), which must stay independent of it")
                 }
                 if manifest.targets.first(where: { $0.name == dependency }).map(isTestTarget) == true {
                     problems.append("\(target.name) depends on the test target \(dependency)")
@@ -87,6 +105,26 @@ import TestSupport
         #expect(Self.violations(in: manifest) == [
             "MachO (formats) depends on Checks (checks), a layer above it",
             "Mystery is in no layer (add it to DependencyDirectionTests.layers and ARCHITECTURE.md)",
+        ])
+    }
+
+    @Test func aDependencyAgainstTheFormatOrderOrBetweenIndependentTargetsIsReported() throws {
+        let manifest = try PackageManifest(text: """
+            let package = Package(
+                name: "example",
+                targets: [
+                    .target(name: "FormatSupport"),
+                    .target(name: "OutputFiles", dependencies: ["FormatSupport"]),
+                    .target(name: "Zip", dependencies: ["OutputFiles", "FormatSupport", "IPAArchive"]),
+                    .target(name: "IPAArchive", dependencies: ["Zip"]),
+                    .target(name: "Verification", dependencies: ["Zip"]),
+                    .target(name: "Signing", dependencies: ["Verification", "IPAArchive"]),
+                ]
+            )
+            """)
+        #expect(Self.violations(in: manifest) == [
+            "Zip depends on IPAArchive, a format target above it in formatOrder",
+            "Signing depends on Verification, which must stay independent of it",
         ])
     }
 
@@ -145,6 +183,40 @@ import TestSupport
         #expect(try Self.importedModules(under: Self.sourceFolder(of: #require(manifest.targets.first { $0.name == "ipawrap" })))
             .isSuperset(of: ["Batch", "Checks", "ToolData"]))
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    /// Whether a Swift file re-exports a module (`@_exported import X`, with any other attributes).
+    static func reExportsAModule(_ text: String) -> Bool {
+        text.split(whereSeparator: \.isNewline).contains { line in
+            let words = line.split(whereSeparator: \.isWhitespace)
+            let attributes = words.prefix { $0.hasPrefix("@") }
+            return attributes.contains("@_exported") && words.dropFirst(attributes.count).first == "import"
+        }
+    }
+
+    /// A re-export (`@_exported import`) hands a target's dependency to everything that imports
+    /// it, so code could use a target its manifest does not list and the layering read here
+    /// would no longer be the whole truth: no source file has one.
+    @Test func noSourceFileReExportsAModule() throws {
+        let sources = Fixtures.packageRoot.appendingPathComponent("Sources")
+        var reExporting: [String] = []
+        var filesRead = 0
+        let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+        for case let file as URL in files where file.pathExtension == "swift" {
+            filesRead += 1
+            if Self.reExportsAModule(try String(contentsOf: file, encoding: .utf8)) {
+                reExporting.append(file.path.replacingOccurrences(of: sources.path + "/", with: ""))
+            }
+        }
+        #expect(filesRead > 200)
+        #expect(reExporting.isEmpty, "@_exported import in \(reExporting.sorted().joined(separator: ", "))")
+    }
+
+    @Test func reExportsAreFoundInEveryForm() {
+        #expect(Self.reExportsAModule("import Foundation\n@_exported import Reporting\n"))
+        #expect(Self.reExportsAModule("  @preconcurrency @_exported import struct MachO.MachOFile"))
+        #expect(!Self.reExportsAModule("import Foundation\n// @_exported import Reporting\n@testable import MachO"))
+        #expect(!Self.reExportsAModule("let note = \"@_exported import Quoted\""))
     }
 
     /// The top-level types a Swift file declares (`public struct X`, `final class Y`, `enum Z`...);

@@ -1,6 +1,7 @@
 import Batch
 import Checks
 import Foundation
+import Reporting
 import Synchronization
 import Testing
 import TestSupport

@@ -1,10 +1,10 @@
 import Checks
 import Foundation
-@testable import IPAArchive
 import PropertyList
 import Reporting
 import Testing
 import TestSupport
+@testable import Zip
 
 /// Each executable is inflated once for every check that reads it: the binary checks' scan, the
 /// signature summary and the entitlement check share one pass, however many other executables

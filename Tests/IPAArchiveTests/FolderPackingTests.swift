@@ -2,6 +2,7 @@ import Foundation
 @testable import IPAArchive
 import Testing
 import TestSupport
+@testable import Zip
 
 /// Packing an app folder reads each file it walked once, through one descriptor, and only if it
 /// is still the regular file the walk saw; it packs on both cores and meets the time limit.

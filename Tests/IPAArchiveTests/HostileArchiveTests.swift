@@ -2,6 +2,7 @@ import FormatSupport
 import IPAArchive
 import Testing
 import TestSupport
+import Zip
 
 @Suite struct HostileArchiveTests {
     @Test(arguments: HostileArchives.all)

@@ -1,12 +1,12 @@
 import AppBundle
 import Foundation
-import IPAArchive
 import PropertyList
 import ProvisioningProfile
 import Signing
 import SigningIdentity
 import Testing
 import TestSupport
+import Zip
 
 /// The install checks (issue 30): per rule, an app signed with a profile made to break exactly
 /// that rule gives exactly its finding from `verify`, and the same app with a fitting profile gives

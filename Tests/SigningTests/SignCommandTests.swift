@@ -1,11 +1,11 @@
 import CodeSignature
 import FormatSupport
 import Foundation
-import IPAArchive
 import MachO
 import PropertyList
 import Testing
 import TestSupport
+import Zip
 
 /// `ipawrap sign` through the command line, its output read back with the signature model and
 /// checked against independent oracles (`openssl cms -verify`, `unzip`).

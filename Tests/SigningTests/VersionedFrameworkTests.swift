@@ -1,8 +1,8 @@
 import CodeSignature
 import Foundation
-import IPAArchive
 import Testing
 import TestSupport
+import Zip
 
 /// A framework laid out the macOS way, as some SDK vendors ship them for iOS: the executable is
 /// `Versions/A/Kit`, reached through `Versions/Current -> A` and `Kit -> Versions/Current/Kit`.

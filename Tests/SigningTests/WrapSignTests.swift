@@ -1,7 +1,7 @@
 import Foundation
-import IPAArchive
 import Testing
 import TestSupport
+import Zip
 
 /// `wrap --sign` is `wrap` then `sign`, in one archive write.
 @Suite struct WrapSignTests {

@@ -9,6 +9,7 @@ import FormatSupport
 import FuzzDriver
 import Glibc
 import IPAArchive
+import Zip
 
 /// Entries larger than this are not read whole (the read must refuse them up front).
 let readLimit: UInt64 = 1 << 20

@@ -1,8 +1,8 @@
 import AssetCatalog
 import FormatSupport
-import IPAArchive
 import PNG
 import PropertyList
+import Zip
 
 /// Finds the app icon exactly as docs/commands.md ("`icon`: how the icon is found") states:
 ///

@@ -3,8 +3,9 @@ import ArgumentParser
 import AssetCatalog
 import FormatSupport
 import Foundation
-import IPAArchive
+import OutputFiles
 import Reporting
+import Zip
 
 struct AssetsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,8 +2,9 @@ import ArgumentParser
 import Batch
 import Checks
 import Foundation
-import IPAArchive
+import OutputFiles
 import Reporting
+import Zip
 
 struct BatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

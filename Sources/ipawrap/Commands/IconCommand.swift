@@ -1,7 +1,7 @@
 import AppBundle
 import ArgumentParser
 import FormatSupport
-import IPAArchive
+import OutputFiles
 
 struct IconCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import IPAArchive
+import OutputFiles
+import Zip
 
 struct RepackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

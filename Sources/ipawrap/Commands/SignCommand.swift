@@ -1,9 +1,10 @@
 import ArgumentParser
 import Checks
 import Foundation
-import IPAArchive
+import OutputFiles
 import Reporting
 import Wrapping
+import Zip
 
 struct SignCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Checks
 import Foundation
-import IPAArchive
+import OutputFiles
 import Policy
 import Reporting
 import Wrapping

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import IPAArchive
+import Zip
 
 /// Resource limits shared by every command that opens an archive. An input above them is refused
 /// (exit 65), not processed slowly. Each takes the next argument as its value even when it starts

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import IPAArchive
 import Policy
 import Wrapping
+import Zip
 
 /// The options of `wrap` and `batch wrap`: the policy, the output format and how added entries are
 /// written, under the titles Policy and Output in `--help`. Check options, templates and archive

@@ -1,7 +1,8 @@
 import Foundation
-@testable import IPAArchive
+import IPAArchive
 import Testing
 import TestSupport
+@testable import Zip
 
 @Suite struct Zip64Tests {
     @Test func readsZip64EndRecords() throws {

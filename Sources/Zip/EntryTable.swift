@@ -121,9 +121,9 @@ struct PackedIntegers: Sendable {
 
 /// Everything the central directory says, shared (immutable) by the archive, its entries and
 /// the writer.
-final class EntryStore: Sendable {
+package final class EntryStore: Sendable {
     let table: EntryTable
-    let tree: PathTree
+    package let tree: PathTree
 
     init(table: EntryTable, tree: PathTree) {
         self.table = table

@@ -1,6 +1,7 @@
 import CSystemShims
 import FormatSupport
 import Foundation
+import OutputFiles
 
 /// Writes a new archive from an existing one plus edits, copying every unchanged entry's bytes
 /// raw (local header, compressed data, data descriptor) with in-kernel copies of contiguous
@@ -12,12 +13,6 @@ public enum ArchiveWriter {
     /// and the input's limits, widened by what the repack added (so an input at a limit can
     /// still be wrapped).
     public typealias Verification = (_ path: String, _ limits: ArchiveLimits) throws -> Void
-
-    /// The check every IPA output gets before it appears: it opens as an IPA, with every rule
-    /// the input had to pass.
-    public static func verifyingIPA(_ path: String, _ limits: ArchiveLimits) throws {
-        _ = try IPAArchive(path: path, limits: limits)
-    }
 
     /// Repacks `archive` into `output`.
     ///

@@ -1,6 +1,7 @@
 import CZlib
 import Dispatch
 import Foundation
+import OutputFiles
 import Synchronization
 
 /// Raw deflate of a large file on every core, as pigz does: the input is cut into fixed 1 MiB

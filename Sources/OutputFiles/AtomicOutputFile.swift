@@ -23,7 +23,7 @@ public struct OutputError: CodedError, Equatable {
         self.reason = reason
     }
 
-    init(path: String, errno code: Int32) {
+    package init(path: String, errno code: Int32) {
         self.init(path: path, reason: String(cString: strerror(code)))
     }
 
@@ -145,7 +145,7 @@ public final class AtomicOutputFile {
 
     /// Whether the unfinished file has no name (`O_TMPFILE`): nothing of it can outlive the
     /// process, even one killed before it cleans up.
-    var isUnnamed: Bool { temporaryPath == nil }
+    package var isUnnamed: Bool { temporaryPath == nil }
 
     /// A path through which the unfinished file can be opened for reading (to verify it).
     public var readablePath: String {

@@ -35,7 +35,7 @@ public final class ZipArchive {
     public let limits: ArchiveLimits
 
     /// The central directory, parsed: shared by lookups, the bundle model and the writer.
-    let store: EntryStore
+    package let store: EntryStore
     let centralDirectoryOffset: UInt64
     let centralDirectorySize: UInt64
     let file: FileByteSource
@@ -52,7 +52,7 @@ public final class ZipArchive {
     var recentReads = RecentReads()
 
     /// Largest symlink target accepted (PATH_MAX on Darwin).
-    static let maximumSymlinkTarget = 1024
+    package static let maximumSymlinkTarget = 1024
     /// Symlinks followed while resolving one path (the kernel's ELOOP limit).
     static let maximumSymlinkHops = 40
     /// Records, and bytes of them, libzip parses at once when it checks a large archive's names
@@ -71,7 +71,7 @@ public final class ZipArchive {
     /// - Parameter deadline: when the work on this input began before (a folder walked and packed,
     ///   a worker reopening the archive), its deadline, so `--time-limit` counts once; else the
     ///   limit from now.
-    init(
+    package init(
         opening location: String, displayedAs path: String, limits: ArchiveLimits,
         deadline: ContinuousClock.Instant? = nil
     ) throws(ArchiveError) {
@@ -168,7 +168,7 @@ public final class ZipArchive {
         store.tree.node(atPath: path.utf8).map(isFolder) ?? false
     }
 
-    func isFolder(_ node: UInt32) -> Bool {
+    package func isFolder(_ node: UInt32) -> Bool {
         store.tree.entry(ofNode: node).map { store.table.kind($0) == .directory } ?? true
     }
 
@@ -595,7 +595,7 @@ public final class ZipArchive {
     /// Resolves every symlink through the archive's other symlinks and refuses any whose final
     /// location leaves `root(entry)` (components of the folder it must stay in), is absolute,
     /// climbs above the archive root, or loops.
-    func checkSymlinks(root: (ArchiveEntry) -> [Substring]) throws(ArchiveError) {
+    package func checkSymlinks(root: (ArchiveEntry) -> [Substring]) throws(ArchiveError) {
         var clock = workClock()
         for index in symlinkTargets.keys.sorted() {
             guard let target = symlinkTargets[index] else { continue }

@@ -2,6 +2,7 @@ import Foundation
 import IPAArchive
 import Testing
 import TestSupport
+import Zip
 
 @Suite struct RepackTests {
     /// The oracle's view of an entry, minus nothing: name bytes, CRC, sizes, method, attributes,

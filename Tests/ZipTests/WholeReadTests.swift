@@ -1,7 +1,7 @@
 import FormatSupport
-@testable import IPAArchive
 import Testing
 import TestSupport
+@testable import Zip
 
 /// Entries are read whole (libdeflate, one call, the CRC over the result) when they fit
 /// `ZipArchive.wholeReadLimit` and `--max-memory`, else streamed through libzip (zlib). Both

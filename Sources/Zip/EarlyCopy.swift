@@ -2,6 +2,7 @@ import CSystemShims
 import Dispatch
 import FormatSupport
 import Foundation
+import OutputFiles
 import Synchronization
 
 /// A repack's in-kernel copy of the input, started on a second thread before the edits are known.

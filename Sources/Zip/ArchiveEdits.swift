@@ -22,7 +22,7 @@ public struct ArchiveEdits: Sendable, Equatable {
         /// compressed, such as an IPA inside an .mdx).
         public var stored: Bool
         /// For a file of an app folder: the file the walk saw, the only one packing will read.
-        var walked: WalkedFile?
+        package var walked: WalkedFile?
 
         public init(name: String, content: Content, permissions: UInt16? = nil, stored: Bool = false) {
             self.name = name

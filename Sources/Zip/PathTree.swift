@@ -14,7 +14,7 @@
 /// unused. A name is rebuilt from its node's ancestors; the few entries whose bytes differ from
 /// that spelling (a component spelled differently, NFC against NFD, by an earlier name) keep their
 /// own bytes aside.
-struct PathTree: Sendable {
+package struct PathTree: Sendable {
     /// The parent of the root, and of nothing else.
     static let noParent = UInt32.max
     /// The parent of an unused entry id.
@@ -49,7 +49,7 @@ struct PathTree: Sendable {
     private var previousName: [UInt8] = []
     private var previousFolders: [(node: UInt32, end: Int, exact: Bool)] = []
 
-    var root: UInt32 { UInt32(entryCount) }
+    package var root: UInt32 { UInt32(entryCount) }
     var nodeCount: Int { parents.count }
 
     /// - Parameter nameBytes: at most how many bytes the names take (their components take no
@@ -195,7 +195,7 @@ struct PathTree: Sendable {
     // MARK: Lookup
 
     /// The node named `component` directly inside `parent`.
-    func child(of parent: UInt32, named component: some Collection<UInt8>) -> UInt32? {
+    package func child(of parent: UInt32, named component: some Collection<UInt8>) -> UInt32? {
         child(of: parent, named: component, hash: Self.hash(parent: parent, component: component))
     }
 
@@ -231,7 +231,7 @@ struct PathTree: Sendable {
     }
 
     /// The node at a path of components (no empty ones; the root for none).
-    func node(atPath path: some Collection<UInt8>) -> UInt32? {
+    package func node(atPath path: some Collection<UInt8>) -> UInt32? {
         var node = root
         if path.isEmpty { return node }
         for component in path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
@@ -253,7 +253,7 @@ struct PathTree: Sendable {
     }
 
     /// The node's own component.
-    func component(of node: UInt32) -> ArraySlice<UInt8> {
+    package func component(of node: UInt32) -> ArraySlice<UInt8> {
         let start = Int(componentStarts[Int(node)])
         let end = components[start...].firstIndex(of: 0) ?? components.endIndex
         return components[start..<end]
@@ -374,7 +374,7 @@ struct PathTree: Sendable {
     }
 
     /// Where a node first appears: its entry's index, or the entry that first implied the folder.
-    func firstAppearance(of node: UInt32) -> Int {
+    package func firstAppearance(of node: UInt32) -> Int {
         Int(node) < entryCount ? Int(node) : Int(firstEntryOfFolder[Int(node) - entryCount])
     }
 
@@ -382,7 +382,7 @@ struct PathTree: Sendable {
 
     /// The nodes directly inside `node`, found by visiting every node (for a single question;
     /// `children` answers many).
-    func scanChildren(of node: UInt32) -> [UInt32] {
+    package func scanChildren(of node: UInt32) -> [UInt32] {
         (0..<UInt32(parents.count)).filter { parents[Int($0)] == node }
     }
 

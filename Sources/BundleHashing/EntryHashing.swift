@@ -2,8 +2,8 @@ import AppBundle
 import CodeSignature
 import FormatSupport
 import Foundation
-import IPAArchive
 import MachO
+import Zip
 
 /// What one worker computes from one archive entry while it inflates it, once.
 public enum HashJob: Sendable {
@@ -20,21 +20,21 @@ public enum HashJob: Sendable {
 }
 
 /// One slice of a Mach-O as read while streaming it.
-struct SliceResult: Sendable {
-    let architecture: String
+package struct SliceResult: Sendable {
+    package let architecture: String
     /// Nil when the slice has no `LC_CODE_SIGNATURE`.
-    let signature: EmbeddedSignature?
+    package let signature: EmbeddedSignature?
     /// Why the signature could not be read (hostile or broken), with its code.
-    let problem: String?
+    package let problem: String?
     /// For each CodeDirectory of `signature`, in order: the code pages whose hash differs (an
     /// empty list when every page holds), plus a message when the page count itself differs.
-    let pageMismatches: [[Int]]
-    let pageCountProblems: [String?]
+    package let pageMismatches: [[Int]]
+    package let pageCountProblems: [String?]
     /// Where the signature begins in the slice (`LC_CODE_SIGNATURE`'s `dataoff`): the code limit
     /// every CodeDirectory must have.
-    var signatureOffset: UInt64?
+    package var signatureOffset: UInt64?
     /// Its architecture and platform, for the install rules.
-    var executableSlice: ExecutableSlice?
+    package var executableSlice: ExecutableSlice?
 }
 
 /// What was learned from one entry.
@@ -56,7 +56,7 @@ public enum EntryHashing {
     /// What the jobs computed, by archive path.
     public struct Computed: Sendable {
         public var digests: [String: [HashType: [UInt8]]] = [:]
-        var machOs: [String: (slices: [SliceResult], problem: String?)] = [:]
+        package var machOs: [String: (slices: [SliceResult], problem: String?)] = [:]
     }
 
     public static func run(_ jobs: [HashJob], archive: ZipArchive, workers: Int) throws -> Computed {
@@ -206,7 +206,7 @@ public enum EntryHashing {
         return .machO(slices: slices, problem: nil)
     }
 
-    static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         if let coded = error as? CodedError { return "\(coded.code): \(coded)" }
         return "\(error)"
     }

@@ -1,8 +1,8 @@
 import Deflate
 import Foundation
-import IPAArchive
 import Testing
 import TestSupport
+import Zip
 
 /// Added and replaced entries held in memory are compressed whole with libdeflate, on every core:
 /// valid for Info-ZIP and Python's zipfile, and the same bytes every time.

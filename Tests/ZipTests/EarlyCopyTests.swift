@@ -1,7 +1,8 @@
 import Foundation
-@testable import IPAArchive
+import IPAArchive
 import Testing
 import TestSupport
+@testable import Zip
 
 /// `EarlyCopy` (the copy `wrap` starts while it checks): whatever the edits turn out to be, the
 /// repack that continues it writes the same bytes as one that did not start early, and an early

@@ -17,7 +17,7 @@ public struct EntryName: Hashable, Sendable, Comparable, CustomStringConvertible
     public var string: String { Self.decode(bytes) }
 
     /// Bytes as `string` reads them.
-    static func decode(_ bytes: some Collection<UInt8>) -> String {
+    package static func decode(_ bytes: some Collection<UInt8>) -> String {
         if let text = String(validating: bytes, as: UTF8.self) { return text }
         return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
     }
@@ -55,7 +55,7 @@ public struct EntryName: Hashable, Sendable, Comparable, CustomStringConvertible
     public var unsafeReason: String? { Self.unsafeReason(of: bytes[...]) }
 
     /// `unsafeReason` for a name's bytes, in one pass (every name of an archive is checked).
-    static func unsafeReason(of bytes: ArraySlice<UInt8>) -> String? {
+    package static func unsafeReason(of bytes: ArraySlice<UInt8>) -> String? {
         bytes.withUnsafeBufferPointer { unsafeReason(of: $0) }
     }
 

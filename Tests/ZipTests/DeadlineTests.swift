@@ -1,8 +1,8 @@
 import Foundation
 import FormatSupport
-@testable import IPAArchive
 import Testing
 import TestSupport
+@testable import Zip
 
 /// `--time-limit` inside the loops whose length the input chooses (issue 19): each loop checks
 /// the deadline as it goes, so a deep name or a long symlink chain cannot run past it. Each test

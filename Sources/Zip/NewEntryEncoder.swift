@@ -2,6 +2,7 @@ import Deflate
 import Dispatch
 import FormatSupport
 import Foundation
+import OutputFiles
 import Synchronization
 
 /// Writes added entries (local header then data) and returns their central-directory records.
