@@ -6,48 +6,30 @@ import FormatSupport
 /// Every count, offset and length read from a signature is checked; a failing check ends here
 /// (exit 65 at the command line), never in a trap. Read through a Mach-O slice
 /// (`MachOSlice.readCodeSignature(from:)`), these errors become `MACHO_SIGNATURE`.
-public struct CodeSignatureError: CodedError, Equatable {
-    /// The stable code a user can search for.
-    public enum Reason: String, Sendable, CaseIterable {
-        /// The SuperBlob or a blob's framing: magic, length, index, offsets past the end,
-        /// overlapping blobs, a slot listed twice, a blob in the wrong slot.
-        case blob = "SIGNATURE_BLOB_INVALID"
-        /// A CodeDirectory: header fields, strings, hash arrays, scatter vector or page count.
-        case codeDirectory = "SIGNATURE_CODE_DIRECTORY_INVALID"
-        /// A requirement set or a requirement expression (unknown opcode, cut-off data, nesting
-        /// deeper than the limit).
-        case requirement = "SIGNATURE_REQUIREMENT_INVALID"
-        /// The XML entitlements blob is not a property list whose root is a dictionary.
-        case entitlements = "ENTITLEMENTS_XML_INVALID"
-        /// DER entitlements that do not follow Apple's encoding, or values that encoding cannot hold.
-        case derEntitlements = "ENTITLEMENTS_DER_INVALID"
-        /// `_CodeSignature/CodeResources` is not the property list Apple's signers write, or a
-        /// bundle entry cannot be sealed (a `.DS_Store` symlink).
-        case codeResources = "CODE_RESOURCES_INVALID"
-        /// A resource rule's pattern is not a POSIX extended regular expression this reader
-        /// accepts.
-        case resourceRule = "CODE_RESOURCES_RULE_INVALID"
-        /// The work on the input ran past `--time-limit` while a seal was decided.
-        case timeLimit = "ARCHIVE_TIME_LIMIT"
-    }
+public typealias CodeSignatureError = InputError<CodeSignatureErrorReason>
 
-    public let reason: Reason
-    /// One sentence naming the structure and the offending value.
-    public let message: String
-
-    public init(_ reason: Reason, _ message: String) {
-        self.reason = reason
-        self.message = message
-    }
-
-    public var code: String { reason.rawValue }
-    public var category: ErrorCategory { .invalidInput }
-    public var description: String { message }
-
-    /// The same error with `context` in front of the message ("slot 0x1000: …").
-    func prefixed(_ context: String) -> CodeSignatureError {
-        CodeSignatureError(reason, "\(context): \(message)")
-    }
+/// The stable code a user can search for: why a code signature was refused.
+public enum CodeSignatureErrorReason: String, ErrorReason, CaseIterable {
+    /// The SuperBlob or a blob's framing: magic, length, index, offsets past the end,
+    /// overlapping blobs, a slot listed twice, a blob in the wrong slot.
+    case blob = "SIGNATURE_BLOB_INVALID"
+    /// A CodeDirectory: header fields, strings, hash arrays, scatter vector or page count.
+    case codeDirectory = "SIGNATURE_CODE_DIRECTORY_INVALID"
+    /// A requirement set or a requirement expression (unknown opcode, cut-off data, nesting
+    /// deeper than the limit).
+    case requirement = "SIGNATURE_REQUIREMENT_INVALID"
+    /// The XML entitlements blob is not a property list whose root is a dictionary.
+    case entitlements = "ENTITLEMENTS_XML_INVALID"
+    /// DER entitlements that do not follow Apple's encoding, or values that encoding cannot hold.
+    case derEntitlements = "ENTITLEMENTS_DER_INVALID"
+    /// `_CodeSignature/CodeResources` is not the property list Apple's signers write, or a
+    /// bundle entry cannot be sealed (a `.DS_Store` symlink).
+    case codeResources = "CODE_RESOURCES_INVALID"
+    /// A resource rule's pattern is not a POSIX extended regular expression this reader
+    /// accepts.
+    case resourceRule = "CODE_RESOURCES_RULE_INVALID"
+    /// The work on the input ran past `--time-limit` while a seal was decided.
+    case timeLimit = "ARCHIVE_TIME_LIMIT"
 }
 
 /// Upper-case hexadecimal digits of `value` (callers write the `0x`).

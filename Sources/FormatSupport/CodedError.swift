@@ -18,22 +18,56 @@ public protocol CodedError: Error, CustomStringConvertible, Sendable {
     var category: ErrorCategory { get }
 }
 
-/// A coded error about one input file (a profile, a signing identity): a reason whose raw value
-/// is the code, one sentence, and the file when known, which the description puts first.
-public protocol FileInputError: CodedError {
-    associatedtype Reason: RawRepresentable where Reason.RawValue == String
-    var reason: Reason { get }
-    /// One sentence saying what is wrong.
-    var message: String { get }
-    /// The file the input was read from, when known.
-    var file: String? { get }
+/// Why an input was refused: an enum whose raw value is the stable code a user searches for.
+/// Its category is invalid input (exit 65) unless the reason says otherwise.
+public protocol ErrorReason: RawRepresentable, Hashable, Sendable where RawValue == String {
+    var category: ErrorCategory { get }
 }
 
-extension FileInputError {
+extension ErrorReason {
+    public var category: ErrorCategory { .invalidInput }
+}
+
+/// A coded error whose code and category are its reason's: the one mechanism the formats'
+/// errors share. Each type adds only what places the error (a file, a slice, a byte, a line).
+public protocol ReasonCodedError: CodedError {
+    associatedtype Reason: ErrorReason
+    var reason: Reason { get }
+}
+
+extension ReasonCodedError {
     public var code: String { reason.rawValue }
+    public var category: ErrorCategory { reason.category }
+}
+
+/// The common error: a reason, one sentence saying what is wrong, and the file the input was
+/// read from when known (the description puts it first). CMS, code signatures, provisioning
+/// profiles and signing identities all report with it, each with its own `Reason`.
+public struct InputError<Reason: ErrorReason>: ReasonCodedError, Equatable {
+    public let reason: Reason
+    /// One sentence saying what is wrong.
+    public let message: String
+    /// The file the input was read from, when known.
+    public let file: String?
+
+    public init(_ reason: Reason, _ message: String, file: String? = nil) {
+        self.reason = reason
+        self.message = message
+        self.file = file
+    }
 
     public var description: String {
         if let file { "\(file): \(message)" } else { message }
+    }
+
+    /// The same error naming the file it came from, unless it names one already.
+    public func inFile(_ path: String) -> Self {
+        file == nil ? Self(reason, message, file: path) : self
+    }
+
+    /// The same error with `context` in front of its message ("slot 0x1000: …").
+    public func prefixed(_ context: String) -> Self {
+        Self(reason, "\(context): \(message)", file: file)
     }
 }
 

@@ -4,9 +4,9 @@ import FormatSupport
 ///
 /// Every check on an offset, a count or a size derived from the file ends here instead of in a
 /// trap, so a hostile binary is reported (exit 65 at the command line) rather than crashing the scan.
-public struct MachOError: CodedError, Equatable {
+public struct MachOError: ReasonCodedError, Equatable {
     /// The stable code a user can search for.
-    public enum Reason: String, Sendable, CaseIterable {
+    public enum Reason: String, ErrorReason, CaseIterable {
         /// The bytes do not start with a thin or fat Mach-O magic number.
         case badMagic = "MACHO_BAD_MAGIC"
         /// The file or slice ends before a structure it declares (header, fat table, slice, commands).
@@ -60,8 +60,6 @@ public struct MachOError: CodedError, Equatable {
         self.slice = slice
     }
 
-    public var code: String { reason.rawValue }
-    public var category: ErrorCategory { .invalidInput }
     public var description: String {
         if let slice, reason != .timeLimit { "\(slice) slice: \(message)" } else { message }
     }

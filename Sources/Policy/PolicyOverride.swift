@@ -25,14 +25,16 @@ public struct PolicyOverride: Sendable, Equatable {
 }
 
 /// A `--set` that cannot be applied. These are mistakes in the request, so the category is usage.
-public struct PolicyOverrideError: CodedError, Equatable {
-    public enum Reason: Sendable, Equatable {
+public struct PolicyOverrideError: ReasonCodedError, Equatable {
+    public enum Reason: String, ErrorReason {
         /// Not of the form NAME=VALUE.
-        case syntax
+        case syntax = "POLICY_SET_SYNTAX"
         /// No policy has that name.
-        case unknownName
+        case unknownName = "POLICY_UNKNOWN_NAME"
         /// The value is not valid for the policy's type.
-        case invalidValue
+        case invalidValue = "POLICY_INVALID_VALUE"
+
+        public var category: ErrorCategory { .usage }
     }
 
     public let reason: Reason
@@ -47,16 +49,6 @@ public struct PolicyOverrideError: CodedError, Equatable {
         self.suggestions = suggestions
         self.detail = detail
     }
-
-    public var code: String {
-        switch reason {
-        case .syntax: "POLICY_SET_SYNTAX"
-        case .unknownName: "POLICY_UNKNOWN_NAME"
-        case .invalidValue: "POLICY_INVALID_VALUE"
-        }
-    }
-
-    public var category: ErrorCategory { .usage }
 
     public var description: String {
         switch reason {

@@ -1,8 +1,8 @@
 import FormatSupport
 
 /// Why an archive cannot be signed with the identity and profiles given. Nothing is written.
-public struct SigningError: CodedError, Equatable {
-    public enum Reason: String, Sendable, CaseIterable {
+public struct SigningError: ReasonCodedError, Equatable {
+    public enum Reason: String, ErrorReason, CaseIterable {
         /// The identity's certificate is not among a profile's `DeveloperCertificates`.
         case certificateNotInProfile = "SIGN_CERTIFICATE_NOT_IN_PROFILE"
         /// The identity's team differs from a profile's.
@@ -20,6 +20,14 @@ public struct SigningError: CodedError, Equatable {
         case identityOptions = "SIGN_IDENTITY_OPTIONS"
         /// A bundle's executable is missing or not Mach-O.
         case executable = "SIGN_EXECUTABLE"
+
+        public var category: ErrorCategory {
+            switch self {
+            case .entitlementsFile, .identityOptions: .usage
+            case .executable: .invalidInput
+            case .certificateNotInProfile, .teamMismatch, .entitlementNotGranted, .entitlementType, .noProfile: .usage
+            }
+        }
     }
 
     public let reason: Reason
@@ -31,16 +39,6 @@ public struct SigningError: CodedError, Equatable {
         self.reason = reason
         self.message = message
         self.remedy = remedy
-    }
-
-    public var code: String { reason.rawValue }
-
-    public var category: ErrorCategory {
-        switch reason {
-        case .entitlementsFile, .identityOptions: .usage
-        case .executable: .invalidInput
-        case .certificateNotInProfile, .teamMismatch, .entitlementNotGranted, .entitlementType, .noProfile: .usage
-        }
     }
 
     public var description: String { "\(message); \(remedy)" }

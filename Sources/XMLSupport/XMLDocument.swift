@@ -2,15 +2,15 @@ import CLibxml2
 import FormatSupport
 
 /// Why an XML document was refused.
-public struct XMLParseError: CodedError, Equatable {
-    public enum Reason: Sendable, Equatable {
+public struct XMLParseError: ReasonCodedError, Equatable {
+    public enum Reason: String, ErrorReason {
         /// Not well-formed XML (or libxml2 refused it, e.g. nesting deeper than its limit).
-        case malformed
+        case malformed = "XML_MALFORMED"
         /// The document declares entities; expanding them is how "billion laughs" and external
         /// entity (XXE) attacks work, and no property list or policy file needs them.
-        case entityDeclaration
+        case entityDeclaration = "XML_ENTITY_DECLARATION"
         /// Larger than the configured limit.
-        case tooLarge
+        case tooLarge = "XML_TOO_LARGE"
     }
 
     public let reason: Reason
@@ -23,16 +23,6 @@ public struct XMLParseError: CodedError, Equatable {
         self.line = line
         self.message = message
     }
-
-    public var code: String {
-        switch reason {
-        case .malformed: "XML_MALFORMED"
-        case .entityDeclaration: "XML_ENTITY_DECLARATION"
-        case .tooLarge: "XML_TOO_LARGE"
-        }
-    }
-
-    public var category: ErrorCategory { .invalidInput }
 
     public var description: String {
         line > 0 ? "line \(line): \(message)" : message

@@ -1,14 +1,14 @@
 import FormatSupport
 
 /// Why a source edit could not be made.
-public struct XMLSourceError: CodedError, Equatable {
-    public enum Reason: Sendable, Equatable {
+public struct XMLSourceError: ReasonCodedError, Equatable {
+    public enum Reason: String, ErrorReason {
         /// The bytes are not the well-formed UTF-8 XML the scanner expects (e.g. a construct never closes).
-        case unreadable
+        case unreadable = "XML_SOURCE_UNREADABLE"
         /// The new text holds a character XML 1.0 cannot carry, such as U+0000.
-        case unrepresentableText
+        case unrepresentableText = "XML_TEXT_UNREPRESENTABLE"
         /// Two edits touch the same element.
-        case overlappingEdits
+        case overlappingEdits = "XML_EDITS_OVERLAP"
     }
 
     public let reason: Reason
@@ -22,15 +22,6 @@ public struct XMLSourceError: CodedError, Equatable {
         self.message = message
     }
 
-    public var code: String {
-        switch reason {
-        case .unreadable: "XML_SOURCE_UNREADABLE"
-        case .unrepresentableText: "XML_TEXT_UNREPRESENTABLE"
-        case .overlappingEdits: "XML_EDITS_OVERLAP"
-        }
-    }
-
-    public var category: ErrorCategory { .invalidInput }
     public var description: String { message }
 }
 
