@@ -3,6 +3,7 @@ import FormatSupport
 import IPAArchive
 import MachO
 import Reporting
+import ToolData
 
 /// Findings from the app's binaries, its SDKs and the Info.plist settings that decide how they
 /// behave: App Store encryption, the management SDKs of `Templates/sdk-catalog.json` and their
@@ -15,7 +16,7 @@ import Reporting
 enum BinaryChecks {
     /// Runs the checks with the catalog and toolkit version the caller resolved.
     static func apply(_ context: CheckContext, to report: inout Report) {
-        apply(context, catalog: context.data.sdkCatalog, toolkitVersion: context.data.toolkitVersion, to: &report)
+        apply(context, catalog: context.toolData.sdkCatalog, toolkitVersion: context.toolData.toolkitVersion, to: &report)
     }
 
     static func apply(_ context: CheckContext, catalog: SDKCatalog, toolkitVersion: ToolkitVersion, to report: inout Report) {

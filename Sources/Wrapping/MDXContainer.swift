@@ -29,7 +29,7 @@ enum MDXContainer {
             "AppMode": .string(policy.mode.rawValue),
             "PolicySHA256": .string(policy.sha256),
             "PolicyTemplate": .string(policy.templateName),
-            "ToolkitVersion": .string(policy.toolkitVersion),
+            "ToolkitVersion": .string(policy.toolkitVersion.text),
             "WrappedIPA": .string(ipaName),
         ]
         metadata["AppName"] = app.displayName.map { .string($0) }

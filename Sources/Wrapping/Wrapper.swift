@@ -35,7 +35,6 @@ public enum Wrapper {
     public static func wrap(_ request: WrapRequest, tool: Report.Tool) throws -> WrapOutcome {
         // The policy first: a mistake in the request should not wait for the archive.
         let (template, templateName) = try request.loadPolicy()
-        let toolkitVersion = request.toolData.toolkitVersion.text
         let mode = request.mode ?? template.mode
 
         let opened = try IPAArchive(path: request.input, limits: request.limits, folderPacking: .deflated)
@@ -45,7 +44,7 @@ public enum Wrapper {
         let early = request.format == .ipa && request.signing == nil
             ? EarlyCopy(opened.zip, destination: request.output) : nil
         let inspection = try Inspector.inspect(
-            opened, path: request.input, options: request.checks, data: request.toolData.checks, tool: tool)
+            opened, path: request.input, options: request.checks, toolData: request.toolData, tool: tool)
         var report = inspection.report
         let archive = inspection.archive
         let bundlePath = archive.app.path + "/" + PolicyBundle.folderName
@@ -72,7 +71,7 @@ public enum Wrapper {
             return WrapOutcome(report: report, written: false, policy: nil, outputSize: nil, signedBundles: nil)
         }
 
-        let policy = try PolicyBundle(template: template, templateName: templateName, mode: mode, toolkitVersion: toolkitVersion)
+        let policy = try PolicyBundle(template: template, templateName: templateName, mode: mode, toolkitVersion: request.toolData.toolkitVersion)
         let toolName = "\(tool.name) \(tool.version)"
         var edits = ArchiveEdits(
             additions: [

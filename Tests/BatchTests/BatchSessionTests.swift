@@ -27,7 +27,7 @@ final class RecordingSink: BatchEventSink {
     private let tool = Report.Tool(name: "ipawrap", version: "test")
 
     private func checkJob() throws -> BatchJob {
-        BatchJob(operation: .check, data: try ToolData.resolve().checks, collectIcons: true, tool: tool)
+        BatchJob(operation: .check, toolData: try RepositoryTemplates.toolData(), collectIcons: true, tool: tool)
     }
 
     @Test func eventsComeInTheirOrderWithResultsInInputOrder() throws {

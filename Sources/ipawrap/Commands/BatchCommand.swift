@@ -144,7 +144,7 @@ struct BatchReportOptions: ParsableArguments {
             var options = try checks.checkOptions(sha256: sha256)
             options.purpose = purpose
             return BatchJob(
-                operation: operation, checks: options, data: try checks.toolData().checks,
+                operation: operation, checks: options, toolData: try checks.toolData(),
                 limits: limits.limits, outputDirectory: batch.output.outDir, collectIcons: batch.output.collectsIcons, tool: ToolInfo.tool)
         }
         try batch.run(job)
@@ -197,7 +197,6 @@ struct BatchWrapCommand: ParsableCommand {
     @OptionGroup var wrap: WrapOptionGroup
     @OptionGroup(title: "Signing") var signing: SigningOptionGroup
     @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
-    @OptionGroup(title: "Policy") var templates: TemplateOptions
     @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
     func validate() throws {
@@ -211,7 +210,7 @@ struct BatchWrapCommand: ParsableCommand {
 
     func run() throws {
         let request = try reportingErrors {
-            var request = try wrap.request(input: "", output: "", checks: checks, templates: templates, limits: limits)
+            var request = try wrap.request(input: "", output: "", checks: checks, limits: limits)
             if sign {
                 // The identity is read and decoded here, once for every input.
                 request.signing = try signing.request(templates: request.toolData.templates, timeLimit: limits.timeLimit)
@@ -237,7 +236,6 @@ struct BatchSignCommand: ParsableCommand {
     @OptionGroup var batch: BatchOptions
 
     @OptionGroup(title: "Signing") var signing: SigningOptionGroup
-    @OptionGroup(title: "Signing") var templates: TemplateOptions
     @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
     @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
@@ -252,14 +250,14 @@ struct BatchSignCommand: ParsableCommand {
 
     func run() throws {
         let job = try reportingErrors {
-            let toolData = try checks.toolData(templatesPath: templates.templates)
+            let toolData = try checks.toolData()
             // Read and decoded here, once for every input.
             let request = try signing.request(templates: toolData.templates, timeLimit: limits.timeLimit)
             var options = try checks.checkOptions()
             options.purpose = .signing
             return BatchJob(
                 operation: .sign(request, repack: RepackOptions(timestamp: .latestInArchive, synchronize: fsync)), checks: options,
-                data: toolData.checks, limits: limits.limits, outputDirectory: batch.output.outDir,
+                toolData: toolData, limits: limits.limits, outputDirectory: batch.output.outDir,
                 collectIcons: batch.output.collectsIcons, tool: ToolInfo.tool)
         }
         try batch.run(job)

@@ -5,8 +5,8 @@ import Policy
 import Wrapping
 
 /// The options of `wrap` and `batch wrap`: the policy, the output format and how added entries are
-/// written, under the titles Policy and Output in `--help`. Check options, templates and archive
-/// limits are their own groups.
+/// written, under the titles Policy and Output in `--help`. Check options (with the Templates
+/// folder) and archive limits are their own groups.
 struct WrapOptionGroup: ParsableArguments {
     @OptionGroup(title: "Policy") var policy: WrapPolicyOptions
     @OptionGroup(title: "Output") var output: WrapOutputOptions
@@ -16,13 +16,13 @@ struct WrapOptionGroup: ParsableArguments {
 
     /// The request for one input and output, with these options and the other groups'.
     func request(
-        input: String, output: String, checks: CheckOptionGroup, templates: TemplateOptions, limits: ArchiveLimitOptions
+        input: String, output: String, checks: CheckOptionGroup, limits: ArchiveLimitOptions
     ) throws -> WrapRequest {
         WrapRequest(
             input: input, output: output, format: self.output.format, checks: try checks.checkOptions(), limits: limits.limits,
             template: policy.template, policyFile: policy.policy,
             overrides: try policy.overrides.map { try $0.parsed.get() }, mode: policy.mode, rewrap: policy.rewrap,
-            toolData: try checks.toolData(templatesPath: templates.templates),
+            toolData: try checks.toolData(),
             repack: RepackOptions(timestamp: try NewEntryTimestamp.parse(self.output.timestamp), synchronize: self.output.fsync))
     }
 }
