@@ -224,7 +224,7 @@ let package = Package(
         .testTarget(name: "PolicyTests", dependencies: ["Reporting", "Checks", "Policy", "ToolData", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ToolDataTests", dependencies: ["ToolData", "Policy", "FormatSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "InstallationTests", dependencies: ["Installation", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
+        .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "AssetCatalog", "TestSupport", "PNG"], swiftSettings: strict),
         .testTarget(name: "ChecksTests", dependencies: ["Reporting", "Checks", "ToolData", "Policy", "AppBundle", "CodeSignature", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
         .testTarget(
             name: "VerificationTests",

@@ -192,6 +192,30 @@ public struct TemplateDirectory: Sendable, Equatable {
         return try PolicyTemplate(bytes: bytes, schema: schema ?? loadSchema())
     }
 
+    /// The policy called `name` as `policy show` describes it: from `template`, or the first
+    /// template (by name) that defines it, with every template that does. Throws
+    /// `PolicyOverrideError` (`POLICY_UNKNOWN_NAME`, with the closest names) when none does, and what
+    /// `loadPolicyTemplate` throws.
+    public func policy(named name: String, inTemplate template: String? = nil) throws -> (policy: Policy, templates: [String]) {
+        let names = try template.map { [$0] } ?? policyTemplateNames()
+        var found: Policy?
+        var foundIn: [String] = []
+        var allNames: [String] = []
+        for templateName in names {
+            let loaded = try loadPolicyTemplate(named: templateName)
+            allNames += loaded.names
+            if let policy = loaded.policy(named: name) {
+                found = found ?? policy
+                foundIn.append(templateName)
+            }
+        }
+        guard let policy = found else {
+            throw PolicyOverrideError(
+                reason: .unknownName, name: name, suggestions: NameSuggestions.closest(to: name, among: Array(Set(allNames)).sorted()))
+        }
+        return (policy, foundIn)
+    }
+
     // MARK: Helpers
 
     private struct ToolkitInfo: Decodable {

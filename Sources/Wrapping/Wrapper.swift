@@ -96,8 +96,7 @@ public enum Wrapper {
             ).outputSize
         case .mdx:
             size = try MDXContainer.write(
-                wrapping: archive, icon: inspection.icon, edits: edits, policy: policy, request: request,
-                verify: ArchiveWriter.verifyingIPA)
+                wrapping: archive, icon: inspection.icon, edits: edits, policy: policy, request: request)
         }
         return WrapOutcome(report: report, written: true, policy: policy, outputSize: size, signedBundles: signedBundles)
     }

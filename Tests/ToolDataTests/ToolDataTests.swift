@@ -66,4 +66,22 @@ import ToolData
             (error as? SDKCatalogError)?.code == "SDK_CATALOG_UNREADABLE" && "\(error)".contains(SDKCatalog.fileName)
         }
     }
+
+    @Test func aPolicyIsFoundInTheTemplatesThatDefineIt() throws {
+        let directory = try RepositoryTemplates.directory()
+        let everywhere = try directory.policy(named: "DisableCamera")
+        #expect(everywhere.policy.name == "DisableCamera")
+        let defining = try directory.policyTemplateNames().filter { name in
+            (try? directory.loadPolicyTemplate(named: name).policy(named: "DisableCamera")) != nil
+        }
+        #expect(everywhere.templates == defining)
+        #expect(try directory.policy(named: "DisableCamera", inTemplate: "general").templates == ["general"])
+        #expect(!everywhere.templates.isEmpty)
+        #expect {
+            try directory.policy(named: "DisableCamra")
+        } throws: { error in
+            guard let error = error as? PolicyOverrideError else { return false }
+            return error.code == "POLICY_UNKNOWN_NAME" && error.suggestions.first == "DisableCamera"
+        }
+    }
 }
