@@ -3,7 +3,8 @@ import Testing
 import TestSupport
 
 /// Options declared once and shared by every command that has them: `--templates` and
-/// `--toolkit-version` in the check options.
+/// `--toolkit-version` in the check options, `--at`, `--timestamp`, and the one rule for seconds
+/// since 1970 (`--timestamp`, `--signing-time`, `SOURCE_DATE_EPOCH`): a whole number, 0 or more.
 @Suite struct SharedOptionTests {
     /// Every command that runs the checks, with what it needs besides the check options.
     static let checkCommands: [[String]] = [
@@ -39,6 +40,24 @@ import TestSupport
         #expect(texts.count == 1, "\(texts)")
         #expect(texts.first?.contains("IPAWRAP_TEMPLATES") == true)
         #expect(texts.first?.contains("source checkout") == false)
+    }
+
+    @Test func everyCommandThatJudgesDatesTakesAtWithOneHelpText() throws {
+        var texts: Set<String> = []
+        for command in Self.checkCommands + [["verify", "App.ipa"], ["profile", "show", "x.mobileprovision"]] {
+            texts.insert(try #require(try Self.help(of: "--at", in: command), "\(command.joined(separator: " ")) has no --at"))
+        }
+        #expect(texts.count == 1, "\(texts)")
+    }
+
+    @Test func anInvalidDateIsRefusedAlikeEverywhere() throws {
+        for command in [["inspect", "App.ipa"], ["verify", "App.ipa"], ["profile", "show", "x.mobileprovision"]] {
+            let result = try Command.ipawrap(command + ["--at", "yesterday"])
+            #expect(result.status == 64, "\(command)")
+            #expect(result.stderr.hasPrefix(
+                "ipawrap: error[USAGE]: The value 'yesterday' is invalid for '--at <date>': expects YYYY-MM-DD or an ISO 8601 date and time"),
+                "\(result.stderr)")
+        }
     }
 
     @Test func templatesAndToolkitVersionWorkForInspectCheckAndTheBatchReports() throws {
@@ -100,5 +119,57 @@ import TestSupport
         let result = try Command.ipawrap(["--version"], environment: ["IPAWRAP_TEMPLATES": ""])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasSuffix("(templates: \(RepositoryTemplates.url.standardizedFileURL.path))\n"), "\(result.stdout)")
+    }
+
+    // MARK: Seconds since 1970
+
+    /// A wrap of the sample with `options` and `environment`; its status, stderr and output bytes.
+    private func wrap(
+        _ scratch: ScratchDirectory, _ options: [String], environment: [String: String] = [:]
+    ) throws -> (status: Int32, stderr: String, output: [UInt8]?) {
+        let output = scratch.path("wrapped-\(UUID().uuidString).ipa")
+        let input = Fixtures.packageRoot.appendingPathComponent("Samples/Sample.ipa").path
+        let result = try Command.ipawrap(["wrap", input, "-o", output, "--at", "2026-01-01"] + options, environment: environment)
+        let bytes = FileManager.default.fileExists(atPath: output) ? try Fixtures.bytesAt(output) : nil
+        return (result.status, result.stderr, bytes)
+    }
+
+    @Test func sourceDateEpochIsTheTimestampsDefault() throws {
+        let scratch = try ScratchDirectory("shared-options")
+        let fromOption = try wrap(scratch, ["--timestamp", "1767225600"], environment: ["SOURCE_DATE_EPOCH": "1000"])
+        let fromVariable = try wrap(scratch, [], environment: ["SOURCE_DATE_EPOCH": "1767225600"])
+        let latest = try wrap(scratch, ["--timestamp", "latest"], environment: ["SOURCE_DATE_EPOCH": "1767225600"])
+        #expect(fromOption.status == 0 && fromVariable.status == 0 && latest.status == 0, "\(fromOption.stderr)\(fromVariable.stderr)")
+        #expect(fromOption.output != nil && fromOption.output == fromVariable.output)
+        #expect(latest.output != fromOption.output)
+    }
+
+    /// Behaviour change (issue 28): `wrap` and `repack` used to take a negative `--timestamp=-N`
+    /// (a time before 1970 that a zip's DOS date cannot hold) and `SOURCE_DATE_EPOCH=now`; one rule
+    /// now refuses them, as `--signing-time` always did.
+    @Test(arguments: [
+        (["--timestamp=-1"], [String: String](), "--timestamp expects 'latest', 'now' or seconds since 1970 (a whole number, 0 or more), got '-1'"),
+        (["--timestamp", "1.5"], [:], "--timestamp expects 'latest', 'now' or seconds since 1970 (a whole number, 0 or more), got '1.5'"),
+        (["--timestamp", "+5"], [:], "--timestamp expects 'latest', 'now' or seconds since 1970 (a whole number, 0 or more), got '+5'"),
+        ([], ["SOURCE_DATE_EPOCH": "-1"], "SOURCE_DATE_EPOCH expects seconds since 1970 (a whole number, 0 or more), got '-1'"),
+        ([], ["SOURCE_DATE_EPOCH": "now"], "SOURCE_DATE_EPOCH expects seconds since 1970 (a whole number, 0 or more), got 'now'"),
+        (["--sign", "--signing-time", "12.0"], [:], "--signing-time expects seconds since 1970 (a whole number, 0 or more), got '12.0'"),
+    ])
+    func secondsSince1970FollowOneRule(_ options: [String], _ environment: [String: String], _ message: String) throws {
+        let scratch = try ScratchDirectory("shared-options")
+        let result = try wrap(scratch, options, environment: environment)
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("ipawrap: error[USAGE]: \(message) (see 'ipawrap wrap --help')"), "\(result.stderr)")
+        #expect(result.output == nil)
+    }
+
+    @Test func repackAndSignReadSourceDateEpochByTheSameRule() throws {
+        let input = Fixtures.packageRoot.appendingPathComponent("Samples/Sample.ipa").path
+        let repack = try Command.ipawrap(["repack", input, "-o", "/nonexistent/out.ipa"], environment: ["SOURCE_DATE_EPOCH": "now"])
+        #expect(repack.status == 64)
+        #expect(repack.stderr.contains("SOURCE_DATE_EPOCH expects seconds since 1970 (a whole number, 0 or more), got 'now'"), "\(repack.stderr)")
+        let sign = try Command.ipawrap(["sign", input, "-o", "/nonexistent/out.ipa"], environment: ["SOURCE_DATE_EPOCH": "-5"])
+        #expect(sign.status == 64)
+        #expect(sign.stderr.contains("SOURCE_DATE_EPOCH expects seconds since 1970 (a whole number, 0 or more), got '-5'"), "\(sign.stderr)")
     }
 }

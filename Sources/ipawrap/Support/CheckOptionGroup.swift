@@ -26,10 +26,7 @@ struct CheckOptionGroup: ParsableArguments {
     @Flag(help: "Report wildcard App IDs as warnings instead of errors.")
     var allowWildcard = false
 
-    @Option(name: .customLong("at"), help: ArgumentHelp(
-        "Judge profile expiry at this date (YYYY-MM-DD or ISO 8601) instead of now.", valueName: "date"),
-        transform: ArgumentValues.date)
-    var evaluationDate: Date?
+    @OptionGroup var evaluationDate: EvaluationDateOption
 
     @OptionGroup var install: InstallOptionGroup
 
@@ -56,7 +53,7 @@ struct CheckOptionGroup: ParsableArguments {
             appProfile: profiles.first { $0.bundleIdentifier == nil }?.path, bundleProfiles: bundleProfiles,
             directory: profilesDir)
         return CheckOptions(
-            profiles: profileSet, allowWildcard: allowWildcard, evaluationDate: evaluationDate, computeSHA256: sha256,
+            profiles: profileSet, allowWildcard: allowWildcard, evaluationDate: evaluationDate.date, computeSHA256: sha256,
             install: install.options)
     }
 
