@@ -76,7 +76,8 @@ struct BatchOptions: ParsableArguments {
         }
     }
 
-    /// Runs `job` over the inputs, printing as the options ask, and exits with the batch's status.
+    /// Runs `job` over the inputs, printing as the options ask, and exits with the batch's status
+    /// (128 + the signal when one interrupted it).
     func run(_ job: BatchJob) throws {
         let progress = !output.noProgress && isatty(STDERR_FILENO) == 1
         let session = BatchSession(job: job, options: BatchSessionOptions(
@@ -84,8 +85,15 @@ struct BatchOptions: ParsableArguments {
             keepResults: output.reportFormat != nil, progress: progress))
         let console = BatchConsole(
             command: job.commandName, tool: job.tool, jsonLines: output.jsonLines, document: output.reportFormat, progress: progress)
-        let code = try reportingErrors { try session.run(reportingTo: console) }
-        if code != 0 { throw ExitCode(code) }
+        let outcome = try reportingErrors { try session.run(reportingTo: console) }
+        switch outcome {
+        case .finished(let status):
+            if status != 0 { throw ExitCode(status) }
+        case .interrupted:
+            // _exit, not exit: the inputs in flight are still running, and must not see atexit
+            // handlers tear down what they use. Everything printed went out with write(2).
+            _exit(outcome.exitStatus)
+        }
     }
 }
 
