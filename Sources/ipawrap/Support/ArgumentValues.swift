@@ -25,7 +25,7 @@ extension ToolkitVersion: ExpressibleByArgument {
         case .success(let version):
             self = version
         case .failure(let refusal):
-            ArgumentRefusal.record(refusal)
+            ArgumentRefusal.record(refusal, option: "--toolkit-version")
             return nil
         }
     }
@@ -35,17 +35,19 @@ extension ToolkitVersion: ExpressibleByArgument {
 /// `TOOLKIT_VERSION_INVALID`): the parser only learns that the value is invalid, so the refusal
 /// waits here for `IPAWrap.parseAndRun`, which reports it instead of the parser's `USAGE` line.
 enum ArgumentRefusal {
-    private static let last = Mutex<(any CodedError)?>(nil)
+    private static let last = Mutex<(refusal: any CodedError, option: String)?>(nil)
 
-    static func record(_ refusal: any CodedError) {
-        last.withLock { $0 = refusal }
+    static func record(_ refusal: any CodedError, option: String) {
+        last.withLock { $0 = (refusal, option) }
     }
 
-    /// The refusal recorded since the last call, if any.
-    static func take() -> (any CodedError)? {
+    /// The refusal recorded since the last call, if the parser's `message` is about its option
+    /// (with several bad values, the parser names the one it stopped at).
+    static func take(matching message: String) -> (any CodedError)? {
         last.withLock { recorded in
             defer { recorded = nil }
-            return recorded
+            guard let recorded, message.contains("'\(recorded.option) ") || message.contains("'\(recorded.option)'") else { return nil }
+            return recorded.refusal
         }
     }
 }

@@ -105,11 +105,11 @@ extension IPAWrap {
             let status = exitCode(for: error)
             guard status == .validationFailure else { exit(withError: error) }
             // A value refused with a code of its own (`ArgumentRefusal`) is reported by that code.
-            if let refusal = ArgumentRefusal.take() {
+            let message = Self.message(for: error)
+            if let refusal = ArgumentRefusal.take(matching: message) {
                 Terminal.error(code: refusal.code, String(describing: refusal))
                 Foundation.exit(refusal.category.exitStatus)
             }
-            let message = Self.message(for: error)
             Terminal.error(code: "USAGE", message + " (see '\(helpCommand(for: arguments))')")
             Foundation.exit(ExitStatus.usage)
         }
