@@ -2,8 +2,8 @@
 // ipawrap: wrap and inspect iOS app archives on Linux.
 //
 // Dependencies point one way, from the command line down to the C shims (ARCHITECTURE.md):
-//   C shims ← formats ← bundle model ← bundle hashing ← reporting ← bundle signatures (Verification,
-//   Signing) ← checks ← tool data ← wrapping ← batch ← the `ipawrap` command line.
+//   C shims ← formats ← tool data ← bundle model ← bundle hashing ← reporting ← bundle signatures
+//   (Verification, Signing) ← checks ← wrapping ← batch ← the `ipawrap` command line.
 // Tests/ArchitectureTests reads the dependency lists below and fails on one that points upwards, on
 // a format target that depends on one above it in its `formatOrder`, on Signing and Verification
 // depending on each other, on a local target a target imports without listing it, on one it lists
@@ -117,6 +117,11 @@ let package = Package(
                            .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
 
+        // Tool data: the Templates folder (policy templates, schema, issuer certificates), its SDK
+        // catalog and the toolkit version, resolved once by the command line and passed down.
+        // Data and formats only: it knows nothing of bundles, checks or signing.
+        .target(name: "ToolData", dependencies: ["Policy", "XMLSupport", "FormatSupport"], swiftSettings: strict),
+
         // The bundle model: the app, its nested bundles and icon, read from an IPA.
         .target(
             name: "AppBundle",
@@ -132,7 +137,8 @@ let package = Package(
         // Reporting: findings and reports as typed values, the one JSON form, and the renderers
         // that need nothing else (text, JSON, SARIF, JUnit).
         .target(
-            name: "Reporting", dependencies: ["AppBundle", "FormatSupport", "Policy", "PropertyList", "ProvisioningProfile", "XMLSupport"],
+            name: "Reporting",
+            dependencies: ["AppBundle", "FormatSupport", "Policy", "PropertyList", "ProvisioningProfile", "ToolData", "XMLSupport"],
             swiftSettings: strict),
 
         // Installation: the checks a device's installd and amfid make (profile, devices, OS, bundle
@@ -154,13 +160,8 @@ let package = Package(
         .target(
             name: "Checks",
             dependencies: ["Reporting", "AppBundle", "CodeSignature", "FormatSupport", "Installation", "IPAArchive", "Zip", "MachO", "PropertyList",
-                           "ProvisioningProfile", "Verification", .product(name: "Crypto", package: "swift-crypto")],
+                           "ProvisioningProfile", "ToolData", "Verification", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict),
-
-        // Tool data: the Templates folder, its SDK catalog and the toolkit version, resolved once
-        // by the command line and passed down.
-        .target(
-            name: "ToolData", dependencies: ["Checks", "Reporting", "Policy", "XMLSupport", "FormatSupport"], swiftSettings: strict),
 
         // Wrapping: the policy bundle, the repack and the .mdx container.
         .target(
@@ -208,7 +209,9 @@ let package = Package(
             swiftSettings: strict),
 
         // Tests mirror the source layout; fixtures live in Tests/Fixtures with their licenses.
-        .target(name: "TestSupport", dependencies: ["FormatSupport", "CZlib", "CLibcrypto", "PropertyList"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(
+            name: "TestSupport", dependencies: ["FormatSupport", "CZlib", "CLibcrypto", "PropertyList", "ToolData"], path: "Tests/TestSupport",
+            swiftSettings: strict),
         .testTarget(name: "FormatSupportTests", dependencies: ["FormatSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "XMLSupportTests", dependencies: ["XMLSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DeflateTests", dependencies: ["Deflate", "TestSupport"], swiftSettings: strict),
@@ -237,8 +240,9 @@ let package = Package(
                            "FormatSupport", "ProvisioningProfile", "SigningIdentity", "TestSupport"] + certificateLibraries,
             swiftSettings: strict),
         .testTarget(name: "PolicyTests", dependencies: ["Reporting", "Checks", "Policy", "ToolData", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ToolDataTests", dependencies: ["ToolData", "Policy", "FormatSupport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "InstallationTests", dependencies: ["Installation", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "TestSupport", "PNG"], swiftSettings: strict),
+        .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "AssetCatalog", "TestSupport", "PNG"], swiftSettings: strict),
         .testTarget(name: "ChecksTests", dependencies: ["Reporting", "Checks", "ToolData", "Policy", "AppBundle", "CodeSignature", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),
         .testTarget(
             name: "VerificationTests",

@@ -149,6 +149,14 @@ public struct AssetCatalog: Sendable {
         return facets.first { $0.identifier == identifier }
     }
 
+    /// What `assets extract NAME` writes: the rendition called `name`, else the largest rendition
+    /// (by pixel area, the first of equals) of the facet called `name`.
+    public func rendition(namedOrFacet name: String) -> Rendition? {
+        if let exact = renditions.first(where: { $0.name == name }) { return exact }
+        guard let facet = facet(named: name) else { return nil }
+        return renditions(of: facet).max { $0.area < $1.area }
+    }
+
     /// The rendition with exactly this key.
     public func rendition(for key: RenditionKey) -> Rendition? {
         indexByKey[key].map { renditions[$0] }

@@ -30,7 +30,7 @@ public struct BatchJob: Sendable {
     public var operation: Operation
     public var checks: CheckOptions
     /// The SDK catalog and toolkit version, resolved once for every input.
-    public var data: CheckData
+    public var toolData: ToolData
     public var limits: ArchiveLimits
     /// Where outputs go (`--out-dir`): the wrapped apps, or for `inspect` and `check` one JSON
     /// report per input. Names follow `BatchInput.name`, so subfolders of a folder argument are
@@ -41,12 +41,12 @@ public struct BatchJob: Sendable {
     public var tool: Report.Tool
 
     public init(
-        operation: Operation, checks: CheckOptions = CheckOptions(), data: CheckData, limits: ArchiveLimits = .default,
+        operation: Operation, checks: CheckOptions = CheckOptions(), toolData: ToolData, limits: ArchiveLimits = .default,
         outputDirectory: String? = nil, collectIcons: Bool = false, tool: Report.Tool
     ) {
         self.operation = operation
         self.checks = checks
-        self.data = data
+        self.toolData = toolData
         self.limits = limits
         self.outputDirectory = outputDirectory
         self.collectIcons = collectIcons
@@ -56,7 +56,7 @@ public struct BatchJob: Sendable {
     /// A `wrap` job: checks and limits come from the request.
     public static func wrap(_ request: WrapRequest, outputDirectory: String, collectIcons: Bool = false, tool: Report.Tool) -> BatchJob {
         BatchJob(
-            operation: .wrap(request), checks: request.checks, data: request.toolData.checks, limits: request.limits, outputDirectory: outputDirectory,
+            operation: .wrap(request), checks: request.checks, toolData: request.toolData, limits: request.limits, outputDirectory: outputDirectory,
             collectIcons: collectIcons, tool: tool)
     }
 
@@ -106,7 +106,7 @@ public struct BatchJob: Sendable {
         do {
             switch operation {
             case .inspect, .check:
-                let inspection = try Inspector.inspect(path: input.path, options: checks, data: data, limits: limits, tool: tool)
+                let inspection = try Inspector.inspect(path: input.path, options: checks, toolData: toolData, limits: limits, tool: tool)
                 report = inspection.report
                 if collectIcons { icon = Self.thumbnail(inspection.archive, inspection.icon) }
                 if let output {
@@ -128,7 +128,7 @@ public struct BatchJob: Sendable {
                 guard let output else { throw OutputError(path: input.path, reason: "sign needs an output folder") }
                 try Self.createParent(of: output)
                 let outcome = try Resigner.sign(
-                    input: input.path, output: output, checks: checks, data: data, limits: limits, repack: repack,
+                    input: input.path, output: output, checks: checks, toolData: toolData, limits: limits, repack: repack,
                     signing: signing, tool: tool)
                 report = outcome.report
                 signed = outcome.signedBundles

@@ -99,7 +99,7 @@ extension BatchJob {
         if case .check = operation { set("--for", checks.purpose.rawValue) }
         for device in checks.install.devices { set("--device", device) }
         set("--os", checks.install.osVersion?.description)
-        set("--toolkit-version", data.toolkitVersion.text)
+        set("--toolkit-version", toolData.toolkitVersion.text)
         set("--max-entries", String(limits.maximumEntries))
         set("--max-total-size", String(limits.maximumTotalUncompressedSize))
         set("--max-ratio", String(limits.maximumExpansionRatio))

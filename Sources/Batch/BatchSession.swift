@@ -52,11 +52,30 @@ public struct BatchPlan: Sendable {
     public let jobs: Int
 }
 
+/// What `BatchSession.run` returns.
+public enum BatchOutcome: Sendable, Equatable {
+    /// Every input ran: 0 when none failed, 1 when one did.
+    case finished(exitStatus: Int32)
+    /// SIGINT or SIGTERM stopped the batch; its end is delivered (`.ended`), but inputs that were
+    /// in flight may still be running on their threads. The caller ends the process (with
+    /// 128 + `signal`) without running atexit handlers, `_exit`, which those inputs would see
+    /// tear down what they use.
+    case interrupted(signal: Int32)
+
+    /// The status the process exits with: the batch's, or 128 + the signal.
+    public var exitStatus: Int32 {
+        switch self {
+        case .finished(let status): status
+        case .interrupted(let signal): 128 + signal
+        }
+    }
+}
+
 /// How a batch ended.
 public struct BatchEnd: Sendable {
     public let summary: BatchSummary
     public let elapsed: Double
-    /// The signal that interrupted the batch (the process then exits 128 + it).
+    /// The signal that interrupted the batch (`BatchOutcome.interrupted`).
     public let signal: Int32?
     /// Every finished input's result in input order, when `keepResults` asked for them.
     public let results: [BatchResult]
@@ -99,21 +118,30 @@ public protocol BatchEventSink: Sendable {
 ///
 /// While it runs, the session owns the process's SIGINT and SIGTERM: on either no new input
 /// starts, finished results are delivered, unfinished outputs are abandoned (they leave
-/// nothing), the report of what finished is written, and the process exits 128 + the signal
-/// without waiting for the inputs in flight.
+/// nothing), the report of what finished is written, and `run` returns `.interrupted` without
+/// waiting for the inputs in flight; ending the process is the caller's business.
 public struct BatchSession: Sendable {
     public let job: BatchJob
     public let options: BatchSessionOptions
+    /// Interrupts the batch as a signal would (tests): a process-directed signal to a test
+    /// runner with many threads need not reach the batch's signal source on Linux.
+    let interrupter: BatchInterrupter?
 
     public init(job: BatchJob, options: BatchSessionOptions) {
-        self.job = job
-        self.options = options
+        self.init(job: job, options: options, interrupter: nil)
     }
 
-    /// Runs the batch and returns its exit status: 0 when no input failed, 1 when one did.
-    /// Throws, before any input starts, for no inputs, clashing outputs or an output folder or
-    /// report that cannot be written; and for a report that cannot be written at the end.
-    public func run(reportingTo sink: some BatchEventSink) throws -> Int32 {
+    init(job: BatchJob, options: BatchSessionOptions, interrupter: BatchInterrupter?) {
+        self.job = job
+        self.options = options
+        self.interrupter = interrupter
+    }
+
+    /// Runs the batch and returns how it ended: finished (0 when no input failed, 1 when one did)
+    /// or interrupted by a signal. Throws, before any input starts, for no inputs, clashing
+    /// outputs or an output folder or report that cannot be written; and for a report that
+    /// cannot be written at the end.
+    public func run(reportingTo sink: some BatchEventSink) throws -> BatchOutcome {
         var arguments = options.inputs
         for list in options.lists {
             arguments += try InputDiscovery.paths(inListFile: list)
@@ -168,6 +196,22 @@ public struct BatchSession: Sendable {
     }
 }
 
+/// Delivers an interruption to a running batch the way its SIGINT and SIGTERM handlers do.
+final class BatchInterrupter: Sendable {
+    private let deliver = Mutex<(@Sendable (Int32) -> Void)?>(nil)
+
+    init() {}
+
+    /// Interrupts the running batch as `signal` would; nothing when no batch is running.
+    func interrupt(signal: Int32) {
+        deliver.withLock { $0 }?(signal)
+    }
+
+    fileprivate func connect(_ handler: (@Sendable (Int32) -> Void)?) {
+        deliver.withLock { $0 = handler }
+    }
+}
+
 /// A batch from its first input to its end. Everything that changes as inputs finish is in
 /// `state`, and every event goes to the sink holding it (from the worker threads, the progress
 /// timer and the signal handlers), so events never interleave.
@@ -184,8 +228,10 @@ private final class RunningBatch<Sink: BatchEventSink>: Sendable {
         /// Set once `.stopped` is sent (at the end, or on an interrupt): no progress after it.
         var stopped = false
         /// The signal that interrupted the batch, set before the runner is cancelled, so that
-        /// whichever of the handler and the main thread ends the batch ends it as interrupted.
+        /// the batch ends as interrupted however its inputs stand.
         var interruption: Int32?
+        /// Set once `.ended` is sent: an input in flight that finishes later reports nothing.
+        var ended = false
     }
 
     let session: BatchSession
@@ -219,17 +265,27 @@ private final class RunningBatch<Sink: BatchEventSink>: Sendable {
         Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
     }
 
-    func run() throws -> Int32 {
+    func run() throws -> BatchOutcome {
         sink.handle(.began(BatchPlan(
             commandName: session.job.commandName, inputs: inputs.count, total: total, shard: session.options.shard, jobs: jobs)))
+        // Woken when the runner is done, or by a signal: an interrupted batch does not wait for
+        // the inputs in flight.
+        let wake = DispatchSemaphore(value: 0)
         // Signals are taken from the default action only now, with everything they need in place.
+        var previousActions: [(signal: Int32, action: (@convention(c) (Int32) -> Void)?)] = []
         let handlers = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
-            signal(number, SIG_IGN)
+            previousActions.append((signal: number, action: signal(number, SIG_IGN)))
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [self] in interrupt(signal: number) }
+            source.setEventHandler { [self] in
+                if interrupt(signal: number) { wake.signal() }
+            }
             source.resume()
             return source
         }
+        session.interrupter?.connect { [self] number in
+            if interrupt(signal: number) { wake.signal() }
+        }
+        defer { session.interrupter?.connect(nil) }
         // Redraws the rate and ETA between events. (A dispatch source must be resumed before it is
         // released, so it exists only when it runs.)
         var timer: DispatchSourceTimer?
@@ -244,29 +300,47 @@ private final class RunningBatch<Sink: BatchEventSink>: Sendable {
         let job = session.job
         let sink = self.sink
         let batchRun = self.batchRun
-        runner.run({ input in
-            let result = job.run(input)
-            return RenderedResult(result: result, rendered: sink.render(result, in: batchRun))
-        }, events: { [self] event in state.withLock { handle(event, &$0) } })
+        let runner = self.runner
+        let thread = Thread { [self] in
+            runner.run({ input in
+                let result = job.run(input)
+                return RenderedResult(result: result, rendered: sink.render(result, in: batchRun))
+            }, events: { [self] event in state.withLock { handle(event, &$0) } })
+            wake.signal()
+        }
+        thread.name = "ipawrap batch runner"
+        thread.start()
+        wake.wait()
 
         timer?.cancel()
         handlers.forEach { $0.cancel() }
-        return try state.withLock { state throws -> Int32 in
-            // Cancelled by a signal whose handler has not ended the batch yet: end it here.
-            endInterrupted(&state)
+        return try state.withLock { state throws -> BatchOutcome in
+            if let number = state.interruption {
+                // The signals stay ignored: the caller ends the process, and a second Ctrl-C
+                // must not kill it before it exits with this status.
+                endInterrupted(&state, signal: number)
+                return .interrupted(signal: number)
+            }
+            for previous in previousActions { signal(previous.signal, previous.action) }
             stop(&state)
             try writeReport(&state, interrupted: false)
-            sink.handle(.ended(end(state, signal: nil)))
-            return state.summary.exitCode
+            sendEnd(&state, signal: nil)
+            return .finished(exitStatus: state.summary.exitCode)
         }
     }
 
-    func endEmptyShard() throws -> Int32 {
-        try state.withLock { state throws -> Int32 in
+    func endEmptyShard() throws -> BatchOutcome {
+        try state.withLock { state throws -> BatchOutcome in
             try writeReport(&state, interrupted: false)
-            sink.handle(.ended(end(state, signal: nil)))
-            return ExitStatus.success
+            sendEnd(&state, signal: nil)
+            return .finished(exitStatus: ExitStatus.success)
         }
+    }
+
+    /// Sends `.ended`; nothing is sent after it.
+    private func sendEnd(_ state: inout State, signal: Int32?) {
+        state.ended = true
+        sink.handle(.ended(end(state, signal: signal)))
     }
 
     private func end(_ state: State, signal: Int32?) -> BatchEnd {
@@ -278,6 +352,8 @@ private final class RunningBatch<Sink: BatchEventSink>: Sendable {
     // MARK: Events (holding `state`)
 
     private func handle(_ event: BatchRunner<RenderedResult>.Event, _ state: inout State) {
+        // An input that was in flight when the batch was interrupted: its result is not reported.
+        guard !state.ended else { return }
         switch event {
         case .started(let index, let input):
             state.running[index] = input
@@ -322,23 +398,22 @@ private final class RunningBatch<Sink: BatchEventSink>: Sendable {
 
     // MARK: Interruption
 
-    /// Ctrl-C or SIGTERM: no new input starts, and the batch ends as interrupted.
-    private func interrupt(signal number: Int32) {
+    /// Ctrl-C or SIGTERM: no new input starts, and the batch ends as interrupted. True for the
+    /// first signal that arrives before the batch is done.
+    private func interrupt(signal number: Int32) -> Bool {
         let first = state.withLock { state in
             // Too late (the batch is done and stopped), or already interrupted.
             guard !state.stopped, state.interruption == nil else { return false }
             state.interruption = number
             return true
         }
-        guard first else { return }
-        runner.cancel()
-        state.withLock { endInterrupted(&$0) }
+        if first { runner.cancel() }
+        return first
     }
 
-    /// When a signal interrupted the batch and it has not stopped yet: delivers what finished,
-    /// abandons the unfinished outputs, writes the report and exits 128 + signal.
-    private func endInterrupted(_ state: inout State) {
-        guard !state.stopped, let number = state.interruption else { return }
+    /// Ends an interrupted batch: delivers what finished, abandons the unfinished outputs, writes
+    /// the report and sends `.ended` with the signal.
+    private func endInterrupted(_ state: inout State, signal number: Int32) {
         stop(&state)
         for input in state.running.values {
             if let output = session.job.outputPath(for: input) { AtomicOutputFile.removeAbandonedFiles(for: output) }
@@ -348,9 +423,6 @@ private final class RunningBatch<Sink: BatchEventSink>: Sendable {
         } catch {
             sink.handle(.reportFailed(error))
         }
-        sink.handle(.ended(end(state, signal: number)))
-        // _exit, not exit: the jobs in flight are still running, and must not see atexit
-        // handlers tear down what they use.
-        _exit(128 + number)
+        sendEnd(&state, signal: number)
     }
 }

@@ -1,6 +1,7 @@
 import AppBundle
 import PropertyList
 import Reporting
+import ToolData
 
 /// App Transport Security findings from the settings (`ATSSettings`, in Reporting) of each bundle.
 extension ATSSettings {

@@ -1,5 +1,6 @@
 import AppBundle
 import Reporting
+import ToolData
 
 /// The management SDKs of the catalog in the app: `sdks[]`, the MDX version findings, static
 /// linking, two management SDKs in one app, and Intune multi-identity.
@@ -32,7 +33,7 @@ struct SDKDetection {
                     report.findings.append(Finding(
                         .sdkStaticUnversioned,
                         .binary(.sdkStatic(
-                            binaryPath: binary.path, family: family.name, classes: classes, toolkit: toolkitVersion.reference)),
+                            binaryPath: binary.path, family: family.name, classes: classes, toolkit: toolkitVersion)),
                         path: binary.path))
                 }
             }
@@ -90,7 +91,7 @@ struct SDKDetection {
                 report.findings.append(Finding(
                     .sdkVersionUnknown,
                     .binary(.sdkVersionUnknown(
-                        frameworkPath: found.bundle.path, family: family.name, version: found.version, toolkit: toolkit.reference)),
+                        frameworkPath: found.bundle.path, family: family.name, version: found.version, toolkit: toolkit)),
                     path: found.bundle.path))
                 continue
             }
@@ -99,7 +100,7 @@ struct SDKDetection {
                 report.findings.append(Finding(
                     .sdkVersionMismatch,
                     .binary(.sdkVersionMismatch(
-                        frameworkPath: found.bundle.path, family: family.name, version: text, toolkit: toolkit.reference)),
+                        frameworkPath: found.bundle.path, family: family.name, version: text, toolkit: toolkit)),
                     path: found.bundle.path,
                     remedy: "Wrap the app with the MDX Toolkit \(text), the SDK's version (--toolkit-version \(text)), "
                         + "or have the vendor wrap it as an ISV app in Premium or General mode and ship it pre-wrapped."))

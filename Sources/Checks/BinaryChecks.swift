@@ -2,6 +2,7 @@ import AppBundle
 import FormatSupport
 import MachO
 import Reporting
+import ToolData
 import Zip
 
 /// Findings from the app's binaries, its SDKs and the Info.plist settings that decide how they
@@ -15,7 +16,7 @@ import Zip
 enum BinaryChecks {
     /// Runs the checks with the catalog and toolkit version the caller resolved.
     static func apply(_ context: CheckContext, to report: inout Report) {
-        apply(context, catalog: context.data.sdkCatalog, toolkitVersion: context.data.toolkitVersion, to: &report)
+        apply(context, catalog: context.toolData.sdkCatalog, toolkitVersion: context.toolData.toolkitVersion, to: &report)
     }
 
     static func apply(_ context: CheckContext, catalog: SDKCatalog, toolkitVersion: ToolkitVersion, to report: inout Report) {

@@ -5,9 +5,8 @@ import MachO
 import PropertyList
 import Reporting
 import Verification
+import ToolData
 
-/// Options that change findings (`check`, `wrap`, and `inspect`). The toolkit version is tool
-/// data, resolved with the catalog into `CheckData`.
 /// Which command the checks gate: its errors stop it. `wrap` (and `check`, by default) enforce
 /// every rule; `sign` enforces what signing and installing need, and reports the rules of
 /// wrapping (`FindingCode.isWrappingRule`: an icon, the MDX SDK's version, explicit App IDs...)
@@ -49,17 +48,18 @@ public struct CheckOptions: Sendable {
 public final class CheckContext {
     public let archive: AppArchive
     public let options: CheckOptions
-    public let data: CheckData
+    /// The SDK catalog and toolkit version the caller resolved (the checks look nothing up).
+    public let toolData: ToolData
     public let icon: IconResolution
     /// The moment expiry is judged at.
     public let now: Date
     private var executables: [String: Result<MachOFile, Error>] = [:]
     private var signatureReadings: [String: SignatureReading] = [:]
 
-    init(archive: AppArchive, options: CheckOptions, data: CheckData, icon: IconResolution) {
+    init(archive: AppArchive, options: CheckOptions, toolData: ToolData, icon: IconResolution) {
         self.archive = archive
         self.options = options
-        self.data = data
+        self.toolData = toolData
         self.icon = icon
         self.now = options.evaluationDate ?? Date()
     }

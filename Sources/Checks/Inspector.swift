@@ -6,6 +6,7 @@ import IPAArchive
 import Installation
 import Reporting
 import Verification
+import ToolData
 import Zip
 
 /// The result of inspecting an IPA: the report, and the model it was built from (so `wrap` can
@@ -22,22 +23,22 @@ public struct Inspection {
 /// and runs every check area in a fixed order, so the same input gives the same report.
 public enum Inspector {
     public static func inspect(
-        path: String, options: CheckOptions = CheckOptions(), data: CheckData, limits: ArchiveLimits = .default,
+        path: String, options: CheckOptions = CheckOptions(), toolData: ToolData, limits: ArchiveLimits = .default,
         folderPacking: AppFolder.Packing = .stored, tool: Report.Tool
     ) throws -> Inspection {
         try inspect(
-            IPAArchive(path: path, limits: limits, folderPacking: folderPacking), path: path, options: options, data: data,
+            IPAArchive(path: path, limits: limits, folderPacking: folderPacking), path: path, options: options, toolData: toolData,
             tool: tool)
     }
 
     /// Inspects an archive already opened from `path` (`wrap` starts copying it meanwhile).
     public static func inspect(
-        _ opened: IPAArchive, path: String, options: CheckOptions = CheckOptions(), data: CheckData, tool: Report.Tool
+        _ opened: IPAArchive, path: String, options: CheckOptions = CheckOptions(), toolData: ToolData, tool: Report.Tool
     ) throws -> Inspection {
         let archive = try AppArchive(archive: opened)
         let icon = archive.resolveIcon()
         try archive.checkLimits()
-        let context = CheckContext(archive: archive, options: options, data: data, icon: icon)
+        let context = CheckContext(archive: archive, options: options, toolData: toolData, icon: icon)
         let digest = options.computeSHA256 ? try sha256(of: archive.archive.zip) : nil
         var report = Report(
             tool: tool,

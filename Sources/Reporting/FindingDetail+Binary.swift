@@ -1,3 +1,5 @@
+import ToolData
+
 /// The facts of the binary findings: encryption, unreadable binaries, the management SDKs and the
 /// compatibility checks (SQLite, OpenSSL, UIWebView, background sessions, cross-platform
 /// frameworks, App Transport Security).
@@ -7,11 +9,11 @@ public enum BinaryDetail: Sendable, Hashable {
     /// `BINARY_UNREADABLE`: what could not be read.
     case unreadable(binaryPath: String, problems: [String])
     /// `SDK_STATIC_UNVERSIONED`: a binary defines a family's SDK classes.
-    case sdkStatic(binaryPath: String, family: String, classes: [String], toolkit: ToolkitReference)
+    case sdkStatic(binaryPath: String, family: String, classes: [String], toolkit: ToolkitVersion)
     /// `SDK_VERSION_UNKNOWN`: `version` is not a version, or there is none.
-    case sdkVersionUnknown(frameworkPath: String, family: String, version: String?, toolkit: ToolkitReference)
+    case sdkVersionUnknown(frameworkPath: String, family: String, version: String?, toolkit: ToolkitVersion)
     /// `SDK_VERSION_MISMATCH`.
-    case sdkVersionMismatch(frameworkPath: String, family: String, version: String, toolkit: ToolkitReference)
+    case sdkVersionMismatch(frameworkPath: String, family: String, version: String, toolkit: ToolkitVersion)
     /// `SDK_VERSION_INCONSISTENT`: a family's frameworks in the app, with their versions.
     case sdkVersionInconsistent(appPath: String, family: String, frameworks: [FrameworkVersion])
     /// `MULTIPLE_MANAGEMENT_SDKS`: each family with why it counts as present.
@@ -34,18 +36,6 @@ public enum BinaryDetail: Sendable, Hashable {
     case xamarin(appPath: String, evidence: [String])
     /// `ATS_ARBITRARY_LOADS` or `ATS_WEB_CONTENT_ONLY`: a bundle's ATS settings and deployment target.
     case appTransportSecurity(bundlePath: String, settings: ATSSettings, minimumMajor: Int?)
-
-    /// The toolkit version an embedded SDK must match, and where it came from.
-    public struct ToolkitReference: Sendable, Hashable {
-        public var version: String
-        /// `--toolkit-version`, the Templates folder's `toolkit.json`... as the report names it.
-        public var source: String
-
-        public init(version: String, source: String) {
-            self.version = version
-            self.source = source
-        }
-    }
 
     /// A framework of an SDK family and its `CFBundleShortVersionString`.
     public struct FrameworkVersion: Sendable, Hashable {
@@ -87,14 +77,14 @@ public enum BinaryDetail: Sendable, Hashable {
         case .sdkStatic(let binaryPath, let family, let classes, let toolkit):
             return "\(binaryPath) defines the \(family) SDK classes \(classes.joined(separator: ", ")): "
                 + "the SDK is linked statically, so its version cannot be read or checked against the "
-                + "toolkit version \(toolkit.version) (\(toolkit.source))"
+                + "toolkit version \(toolkit.text) (\(toolkit.source))"
         case .sdkVersionUnknown(let frameworkPath, let family, let version, let toolkit):
             let problem = version.map { "'\($0)' is not a version" } ?? "it has no CFBundleShortVersionString"
             return "\(frameworkPath) is a \(family) SDK framework, but \(problem), so its match with "
-                + "the toolkit version \(toolkit.version) (\(toolkit.source)) cannot be checked"
+                + "the toolkit version \(toolkit.text) (\(toolkit.source)) cannot be checked"
         case .sdkVersionMismatch(let frameworkPath, let family, let version, let toolkit):
             return "\(frameworkPath) is \(family) SDK \(version), but the toolkit version is "
-                + "\(toolkit.version) (\(toolkit.source)); the app must be wrapped with the toolkit of the SDK's version"
+                + "\(toolkit.text) (\(toolkit.source)); the app must be wrapped with the toolkit of the SDK's version"
         case .sdkVersionInconsistent(let appPath, let family, let frameworks):
             let listed = frameworks.map { "\($0.name) \($0.version ?? "")" }.joined(separator: ", ")
             return "the \(family) SDK frameworks in \(appPath) have different versions: \(listed)"

@@ -1,4 +1,3 @@
-import Checks
 import FormatSupport
 import Policy
 import XMLSupport
@@ -43,25 +42,24 @@ public struct TemplateDirectory: Sendable, Equatable {
     // MARK: Locating
 
     /// Finds the Templates folder of the running tool, in this order:
-    /// 1. `explicitPath` (a command-line option), which must be a Templates folder;
+    /// 1. `explicitPath` (`--templates`), which must be a Templates folder;
     /// 2. the `IPAWRAP_TEMPLATES` environment variable, likewise;
     /// 3. from each executable's folder up to the root: `Templates` and `share/ipawrap/Templates`
     ///    there, which finds an installed `bin/../share/ipawrap/Templates` as well as the checkout's
-    ///    `Templates` above `.build/debug/ipawrap`;
-    /// 4. the source checkout this library was built from, if it is still there.
+    ///    `Templates` above `.build/debug/ipawrap`.
     ///
-    /// A folder only counts when it holds `toolkit.json` and `policies/`, so an unrelated
-    /// `~/Templates` is never picked up.
+    /// Never the source tree the tool was compiled from: a binary moved elsewhere finds its data
+    /// by these rules or says how to point at it. A folder only counts when it holds
+    /// `toolkit.json` and `policies/`, so an unrelated `~/Templates` is never picked up.
     public static func locate(
         explicitPath: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        executableURLs: [URL] = TemplateDirectory.runningExecutableURLs(),
-        sourceCheckout: URL? = TemplateDirectory.sourceCheckoutTemplates
+        executableURLs: [URL] = TemplateDirectory.runningExecutableURLs()
     ) throws(TemplateDirectoryError) -> TemplateDirectory {
         if let explicitPath {
             let url = URL(fileURLWithPath: explicitPath)
             guard isTemplateDirectory(url) else {
-                throw TemplateDirectoryError(reason: .notFound(searched: [url.path]), category: .usage)
+                throw TemplateDirectoryError(reason: .notFound(searched: ["\(url.path) (from --templates)"]), category: .usage)
             }
             return TemplateDirectory(unchecked: url)
         }
@@ -74,9 +72,7 @@ public struct TemplateDirectory: Sendable, Equatable {
             return TemplateDirectory(unchecked: url)
         }
         var searched: [String] = []
-        var candidates = executableURLs.flatMap(candidates(aroundExecutable:))
-        if let sourceCheckout { candidates.append(sourceCheckout) }
-        for candidate in candidates where !searched.contains(candidate.path) {
+        for candidate in executableURLs.flatMap(candidates(aroundExecutable:)) where !searched.contains(candidate.path) {
             searched.append(candidate.path)
             if isTemplateDirectory(candidate) { return TemplateDirectory(unchecked: candidate) }
         }
@@ -117,13 +113,6 @@ public struct TemplateDirectory: Sendable, Equatable {
         }
         return urls
     }
-
-    /// `Templates` in the source checkout this file was compiled from.
-    public static let sourceCheckoutTemplates: URL? = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // ToolData
-        .deletingLastPathComponent()  // Sources
-        .deletingLastPathComponent()  // package root
-        .appendingPathComponent("Templates", isDirectory: true)
 
     public static func isTemplateDirectory(_ url: URL) -> Bool {
         FileSystem.isRegularFile(url.appendingPathComponent("toolkit.json").path)
@@ -203,6 +192,30 @@ public struct TemplateDirectory: Sendable, Equatable {
         return try PolicyTemplate(bytes: bytes, schema: schema ?? loadSchema())
     }
 
+    /// The policy called `name` as `policy show` describes it: from `template`, or the first
+    /// template (by name) that defines it, with every template that does. Throws
+    /// `PolicyOverrideError` (`POLICY_UNKNOWN_NAME`, with the closest names) when none does, and what
+    /// `loadPolicyTemplate` throws.
+    public func policy(named name: String, inTemplate template: String? = nil) throws -> (policy: Policy, templates: [String]) {
+        let names = try template.map { [$0] } ?? policyTemplateNames()
+        var found: Policy?
+        var foundIn: [String] = []
+        var allNames: [String] = []
+        for templateName in names {
+            let loaded = try loadPolicyTemplate(named: templateName)
+            allNames += loaded.names
+            if let policy = loaded.policy(named: name) {
+                found = found ?? policy
+                foundIn.append(templateName)
+            }
+        }
+        guard let policy = found else {
+            throw PolicyOverrideError(
+                reason: .unknownName, name: name, suggestions: NameSuggestions.closest(to: name, among: Array(Set(allNames)).sorted()))
+        }
+        return (policy, foundIn)
+    }
+
     // MARK: Helpers
 
     private struct ToolkitInfo: Decodable {
@@ -265,9 +278,9 @@ public struct TemplateDirectoryError: CodedError, Equatable {
     public var description: String {
         switch reason {
         case .notFound(let searched):
-            return "no ipawrap Templates folder (one holding toolkit.json and policies/) was found; looked in "
-                + searched.joined(separator: ", ")
-                + "; set \(TemplateDirectory.environmentVariable) to the Templates folder"
+            let places = searched.isEmpty ? "nowhere (the running executable could not be found)" : searched.joined(separator: ", ")
+            return "no ipawrap Templates folder (one holding toolkit.json and policies/) was found; looked in " + places
+                + "; pass --templates DIR or set \(TemplateDirectory.environmentVariable) to the Templates folder"
         case .unknownTemplate(let name, let available, let suggestions):
             var text = "there is no policy template named '\(name)'; available: " + available.joined(separator: ", ")
             if let best = suggestions.first { text += "; did you mean '\(best)'?" }

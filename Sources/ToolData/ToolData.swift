@@ -1,11 +1,17 @@
-import Checks
 import FormatSupport
-import Policy
-import Reporting
+// Foundation proper would bring its own ICU module, whose C enums clash with the system ICU that
+// libxml2's headers include (this module imports XMLSupport); FoundationEssentials has what this
+// file needs and no ICU.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The tool's own data, resolved once before any input: the Templates folder, its SDK catalog and
 /// the toolkit version with its true source (`--toolkit-version`, else `toolkit.json`). The
-/// command line builds one and passes it down to every inspection, wrap and batch job.
+/// command line builds one and passes it down to every inspection, wrap, sign and batch job; no
+/// library looks it up of its own accord.
 public struct ToolData: Sendable, Equatable {
     public let templates: TemplateDirectory
     public let sdkCatalog: SDKCatalog
@@ -17,24 +23,17 @@ public struct ToolData: Sendable, Equatable {
         self.toolkitVersion = toolkitVersion
     }
 
-    /// Reads the catalog and the toolkit version of `templates`; `toolkitVersionOption`
-    /// (`--toolkit-version`) wins over `toolkit.json`, which is then not read.
-    public init(templates: TemplateDirectory, toolkitVersionOption: String? = nil) throws {
+    /// Reads the catalog of `templates` and, unless `toolkitVersion` is given (`--toolkit-version`,
+    /// which wins), its `toolkit.json`.
+    public init(templates: TemplateDirectory, toolkitVersion: ToolkitVersion? = nil) throws {
         let catalog = try SDKCatalog(templates: templates)
-        let toolkit =
-            if let toolkitVersionOption { try ToolkitVersion(option: toolkitVersionOption) } else { try templates.toolkitVersion() }
-        self.init(templates: templates, sdkCatalog: catalog, toolkitVersion: toolkit)
+        self.init(templates: templates, sdkCatalog: catalog, toolkitVersion: try toolkitVersion ?? templates.toolkitVersion())
     }
 
     /// Locates the Templates folder (`templatesPath` is `--templates`; see
     /// `TemplateDirectory.locate`) and reads it.
-    public static func resolve(templatesPath: String? = nil, toolkitVersionOption: String? = nil) throws -> ToolData {
-        try ToolData(templates: TemplateDirectory.locate(explicitPath: templatesPath), toolkitVersionOption: toolkitVersionOption)
-    }
-
-    /// What the checks read.
-    public var checks: CheckData {
-        CheckData(sdkCatalog: sdkCatalog, toolkitVersion: toolkitVersion)
+    public static func resolve(templatesPath: String? = nil, toolkitVersion: ToolkitVersion? = nil) throws -> ToolData {
+        try ToolData(templates: TemplateDirectory.locate(explicitPath: templatesPath), toolkitVersion: toolkitVersion)
     }
 }
 

@@ -15,13 +15,13 @@ enum MDXContainer {
 
     static func write(
         wrapping archive: AppArchive, icon: IconResolution, edits: ArchiveEdits, policy: PolicyBundle,
-        request: WrapRequest, verify: @escaping ArchiveWriter.Verification
+        request: WrapRequest
     ) throws -> UInt64 {
         // The wrapped IPA is built as an unnamed file beside the output; it never gets a name, so
         // nothing is left behind whatever happens.
         let wrapped = try AtomicOutputFile(destination: request.output)
         defer { wrapped.discard() }
-        _ = try ArchiveWriter.write(archive.archive.zip, into: wrapped, edits: edits, options: request.repack, verifying: verify)
+        _ = try ArchiveWriter.write(archive.archive.zip, into: wrapped, edits: edits, options: request.repack, verifying: ArchiveWriter.verifyingIPA)
 
         let app = archive.app
         // A label inside the container, which must be text: an input name that is not UTF-8 shows U+FFFD.
@@ -30,7 +30,7 @@ enum MDXContainer {
             "AppMode": .string(policy.mode.rawValue),
             "PolicySHA256": .string(policy.sha256),
             "PolicyTemplate": .string(policy.templateName),
-            "ToolkitVersion": .string(policy.toolkitVersion),
+            "ToolkitVersion": .string(policy.toolkitVersion.text),
             "WrappedIPA": .string(ipaName),
         ]
         metadata["AppName"] = app.displayName.map { .string($0) }

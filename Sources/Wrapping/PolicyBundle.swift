@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Policy
 import PropertyList
+import ToolData
 
 /// `Payload/<App>.app/MDXPolicy.bundle/`: the policy XML the app reads (`policy_metadata.xml`)
 /// and an Info.plist naming the toolkit version, the app mode, the template and the policy's
@@ -16,12 +17,13 @@ public struct PolicyBundle: Sendable {
     public let mode: AppMode
     /// The template name, or the policy file's name for `--policy`.
     public let templateName: String
-    public let toolkitVersion: String
+    /// What the bundle's Info.plist and the .mdx metadata name (`--toolkit-version`, else `toolkit.json`).
+    public let toolkitVersion: ToolkitVersion
     /// Policies whose default the overrides changed.
     public let changedPolicies: [String]
     public let policyCount: Int
 
-    init(template: PolicyTemplate, templateName: String, mode: AppMode, toolkitVersion: String) throws {
+    init(template: PolicyTemplate, templateName: String, mode: AppMode, toolkitVersion: ToolkitVersion) throws {
         let xml = try template.serialized()
         self.policyXML = xml
         self.sha256 = SHA256.hash(data: xml).map { String(format: "%02x", $0) }.joined()
@@ -41,7 +43,7 @@ public struct PolicyBundle: Sendable {
             "MDXAppMode": .string(mode.rawValue),
             "MDXPolicySHA256": .string(sha256),
             "MDXPolicyTemplate": .string(templateName),
-            "MDXToolkitVersion": .string(toolkitVersion),
+            "MDXToolkitVersion": .string(toolkitVersion.text),
             "MDXWrappingTool": .string(tool),
         ]
         return try PropertyList(root: .dictionary(info), format: .xml).serialized()

@@ -6,6 +6,7 @@ import IPAArchive
 import ProvisioningProfile
 import Reporting
 import Signing
+import ToolData
 import Zip
 
 /// `ipawrap sign`: every check of `check` gates the output; then every bundle is signed with the
@@ -20,7 +21,7 @@ public enum Resigner {
     }
 
     public static func sign(
-        input: String, output: String, checks: CheckOptions, data: CheckData, limits: ArchiveLimits = .default,
+        input: String, output: String, checks: CheckOptions, toolData: ToolData, limits: ArchiveLimits = .default,
         repack: RepackOptions = RepackOptions(), signing: SigningRequest, tool: Report.Tool
     ) throws -> Outcome {
         // Signing judges what signing and installing need: the rules of wrapping are warnings.
@@ -28,7 +29,7 @@ public enum Resigner {
         checks.purpose = .signing
         // A folder is packed deflated: its entries are copied as they are into the output.
         let inspection = try Inspector.inspect(
-            path: input, options: checks, data: data, limits: limits, folderPacking: .deflated, tool: tool)
+            path: input, options: checks, toolData: toolData, limits: limits, folderPacking: .deflated, tool: tool)
         guard !inspection.report.hasErrors else {
             return Outcome(report: inspection.report, written: false, outputSize: nil, signedBundles: nil)
         }

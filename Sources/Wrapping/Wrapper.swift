@@ -36,7 +36,6 @@ public enum Wrapper {
     public static func wrap(_ request: WrapRequest, tool: Report.Tool) throws -> WrapOutcome {
         // The policy first: a mistake in the request should not wait for the archive.
         let (template, templateName) = try request.loadPolicy()
-        let toolkitVersion = request.toolData.toolkitVersion.text
         let mode = request.mode ?? template.mode
 
         let opened = try IPAArchive(path: request.input, limits: request.limits, folderPacking: .deflated)
@@ -46,7 +45,7 @@ public enum Wrapper {
         let early = request.format == .ipa && request.signing == nil
             ? EarlyCopy(opened.zip, destination: request.output) : nil
         let inspection = try Inspector.inspect(
-            opened, path: request.input, options: request.checks, data: request.toolData.checks, tool: tool)
+            opened, path: request.input, options: request.checks, toolData: request.toolData, tool: tool)
         var report = inspection.report
         let archive = inspection.archive
         let bundlePath = archive.app.path + "/" + PolicyBundle.folderName
@@ -73,7 +72,7 @@ public enum Wrapper {
             return WrapOutcome(report: report, written: false, policy: nil, outputSize: nil, signedBundles: nil)
         }
 
-        let policy = try PolicyBundle(template: template, templateName: templateName, mode: mode, toolkitVersion: toolkitVersion)
+        let policy = try PolicyBundle(template: template, templateName: templateName, mode: mode, toolkitVersion: request.toolData.toolkitVersion)
         let toolName = "\(tool.name) \(tool.version)"
         var edits = ArchiveEdits(
             additions: [
@@ -98,8 +97,7 @@ public enum Wrapper {
             ).outputSize
         case .mdx:
             size = try MDXContainer.write(
-                wrapping: archive, icon: inspection.icon, edits: edits, policy: policy, request: request,
-                verify: ArchiveWriter.verifyingIPA)
+                wrapping: archive, icon: inspection.icon, edits: edits, policy: policy, request: request)
         }
         return WrapOutcome(report: report, written: true, policy: policy, outputSize: size, signedBundles: signedBundles)
     }

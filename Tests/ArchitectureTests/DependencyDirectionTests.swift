@@ -25,12 +25,14 @@ import TestSupport
     static let layers: [(name: String, targets: Set<String>)] = [
         ("C shims", ["CLibzip", "CLibxml2", "CZlib", "CLibdeflate", "CLibcrypto", "CSystemShims"]),
         ("formats", Set(formatOrder)),
+        // The tool's own data (Templates, SDK catalog, toolkit version) sits just above the formats
+        // it reads: what it knows of checks, bundles or signing it would have to learn upwards.
+        ("tool data", ["ToolData"]),
         ("bundle model", ["AppBundle"]),
         ("bundle hashing", ["BundleHashing"]),
         ("reporting", ["Reporting"]),
         ("bundle signatures", ["Installation", "Verification", "Signing"]),
         ("checks", ["Checks"]),
-        ("tool data", ["ToolData"]),
         ("wrapping", ["Wrapping"]),
         ("batch", ["Batch"]),
         ("command line and tools", ["ipawrap", "ipawrap-bench", "sample-generator"]),
@@ -81,6 +83,16 @@ import TestSupport
         #expect(manifest.targets.first { $0.name == "ipawrap" }?.dependencies.contains("Batch") == true)
         let problems = Self.violations(in: manifest)
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+    }
+
+    /// Issue 28: the tool data is a low target, beside the formats it reads; the checks take it
+    /// as a value, never the other way round.
+    @Test func toolDataDependsOnFormatsOnly() throws {
+        let manifest = try PackageManifest(contentsOf: Fixtures.packageRoot.appendingPathComponent("Package.swift"))
+        let toolData = try #require(manifest.targets.first { $0.name == "ToolData" })
+        let formats = try #require(Self.layers.first { $0.name == "formats" }).targets
+        #expect(!toolData.dependencies.isEmpty && Set(toolData.dependencies).isSubset(of: formats), "\(toolData.dependencies)")
+        #expect(manifest.targets.first { $0.name == "Checks" }?.dependencies.contains("ToolData") == true)
     }
 
     @Test func anUpwardDependencyIsReported() throws {

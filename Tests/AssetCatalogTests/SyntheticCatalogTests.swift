@@ -272,6 +272,33 @@ struct SyntheticCatalogTests {
         }
     }
 
+    /// `assets extract NAME`: a rendition's own name first, else the largest rendition of the
+    /// facet of that name; nothing for a name that is neither.
+    @Test func aRenditionIsFoundByItsNameOrItsFacets() throws {
+        var builder = AssetCatalogBuilder()
+        builder.addFacet("Logo")
+        for (name, side) in [("logo-small", 2), ("logo-large", 4), ("Logo", 1)] {
+            builder.addBitmap(
+                facet: "Logo", name: name, idiom: 1, scale: 2, width: side, height: side,
+                premultipliedPixels: [UInt8](repeating: 7, count: side * side * 4))
+        }
+        let catalog = try AssetCatalog(bytes: builder.build().bytes)
+        #expect(catalog.rendition(namedOrFacet: "logo-small")?.width == 2)
+        // The rendition called `Logo` wins over the facet of that name, whose largest is 4x4.
+        #expect(catalog.rendition(namedOrFacet: "Logo")?.width == 1)
+        #expect(catalog.rendition(namedOrFacet: "nothing") == nil)
+
+        var byFacet = AssetCatalogBuilder()
+        byFacet.addFacet("Badge")
+        for (name, side) in [("badge-a", 3), ("badge-b", 5), ("badge-c", 4)] {
+            byFacet.addBitmap(
+                facet: "Badge", name: name, idiom: 1, scale: 2, width: side, height: side,
+                premultipliedPixels: [UInt8](repeating: 9, count: side * side * 4))
+        }
+        let facets = try AssetCatalog(bytes: byFacet.build().bytes)
+        #expect(facets.rendition(namedOrFacet: "Badge")?.name == "badge-b")
+    }
+
     @Test func limitsAreEnforced() throws {
         let bytes = AssetCatalogBuilder.appIconCatalog()
         #expect(catalogCode { _ = try AssetCatalog(bytes: bytes, limits: .init(maximumEntries: 5)) } == "CAR_TOO_MANY_ENTRIES")

@@ -12,7 +12,7 @@ import Wrapping
 @Suite struct BatchJobTests {
     private let tool = Report.Tool(name: "ipawrap", version: "test")
     /// The checkout's Templates, as the command line resolves them before a batch.
-    private func data() throws -> CheckData { try ToolData.resolve().checks }
+    private func data() throws -> ToolData { try RepositoryTemplates.toolData() }
 
     private func run(_ job: BatchJob, over sample: SampleBatch, jobs: Int = 3) throws -> [BatchResult] {
         let inputs = try InputDiscovery.inputs([sample.folder])
@@ -25,7 +25,7 @@ import Wrapping
 
     @Test func checkGivesEachInputItsOwnStatusAndExitCode() throws {
         let sample = try SampleBatch()
-        let results = try run(BatchJob(operation: .check, data: try data(), tool: tool), over: sample)
+        let results = try run(BatchJob(operation: .check, toolData: try data(), tool: tool), over: sample)
         #expect(results.map(\.input.name) == SampleBatch.expected.map(\.name))
         for (result, expected) in zip(results, SampleBatch.expected) {
             #expect(result.status.rawValue == expected.status, "\(expected.name)")
@@ -48,7 +48,7 @@ import Wrapping
 
     @Test func inspectFailsOnlyOnUnreadableInputs() throws {
         let sample = try SampleBatch()
-        let results = try run(BatchJob(operation: .inspect, data: try data(), tool: tool), over: sample)
+        let results = try run(BatchJob(operation: .inspect, toolData: try data(), tool: tool), over: sample)
         let noIcon = try #require(results.first { $0.input.name == "NoIcon.ipa" })
         #expect(noIcon.exitCode == 0)
         #expect(noIcon.status == .findings)
@@ -57,9 +57,9 @@ import Wrapping
 
     @Test func theReportIsTheOneOfTheSingleFileInspector() throws {
         let sample = try SampleBatch()
-        let results = try run(BatchJob(operation: .inspect, data: try data(), tool: tool), over: sample)
+        let results = try run(BatchJob(operation: .inspect, toolData: try data(), tool: tool), over: sample)
         for result in results where result.report != nil {
-            var single = try Inspector.inspect(path: result.input.path, data: try data(), tool: tool).report
+            var single = try Inspector.inspect(path: result.input.path, toolData: try data(), tool: tool).report
             // Judged "now" twice, a second apart at most: the one field that may differ.
             var batched = result.report
             batched?.judgedAt = nil
@@ -75,7 +75,7 @@ import Wrapping
         }
         try scratch.write("zz-Good.ipa", SampleBatch.good(name: "Good"))
         let inputs = try InputDiscovery.inputs([scratch.path])
-        let job = BatchJob(operation: .check, data: try data(), tool: tool)
+        let job = BatchJob(operation: .check, toolData: try data(), tool: tool)
         let results = IndexedResults()
         BatchRunner<BatchResult>(inputs: inputs, jobs: 4).run({ job.run($0) }, events: { event in
             if case .finished(let index, _, let result) = event { results.set(index, result) }
@@ -92,7 +92,7 @@ import Wrapping
     @Test func inspectWithAnOutputFolderWritesEachReportAsJSON() throws {
         let sample = try SampleBatch()
         let out = sample.scratch.path("reports")
-        let results = try run(BatchJob(operation: .inspect, data: try data(), outputDirectory: out, tool: tool), over: sample)
+        let results = try run(BatchJob(operation: .inspect, toolData: try data(), outputDirectory: out, tool: tool), over: sample)
         let deep = try #require(results.first { $0.input.name == "team/Deep.ipa" })
         #expect(deep.output == out + "/team/Deep.json")
         let decoded = try ReportJSON.decoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: out + "/team/Deep.json")))
@@ -106,7 +106,7 @@ import Wrapping
     @Test func wrapWritesTheGoodOnesUnderTheirNamesAndNothingForTheOthers() throws {
         let sample = try SampleBatch()
         let out = sample.scratch.path("wrapped")
-        let request = try BatchJob.prepareWrap(WrapRequest(input: "", output: "", toolData: ToolData.resolve()))
+        let request = try BatchJob.prepareWrap(WrapRequest(input: "", output: "", toolData: RepositoryTemplates.toolData()))
         let results = try run(.wrap(request, outputDirectory: out, collectIcons: true, tool: tool), over: sample)
         for result in results {
             let expected = SampleBatch.expected.first { $0.name == result.input.name }
@@ -135,7 +135,7 @@ import Wrapping
 
     @Test func mdxOutputsAreNamedWithTheirExtension() throws {
         let sample = try SampleBatch()
-        var request = try BatchJob.prepareWrap(WrapRequest(input: "", output: "", toolData: ToolData.resolve()))
+        var request = try BatchJob.prepareWrap(WrapRequest(input: "", output: "", toolData: RepositoryTemplates.toolData()))
         request.format = .mdx
         let job = BatchJob.wrap(request, outputDirectory: "/out", tool: tool)
         #expect(job.outputPath(for: BatchInput(path: sample.path("team/Deep.ipa"), name: "team/Deep.ipa")) == "/out/team/Deep.mdx")
@@ -143,7 +143,7 @@ import Wrapping
     }
 
     @Test func aWrapRequestThatCannotWorkForAnyInputFailsOnceBeforeTheBatch() throws {
-        let toolData = try ToolData.resolve()
+        let toolData = try RepositoryTemplates.toolData()
         #expect(throws: (any Error).self) {
             try BatchJob.prepareWrap(WrapRequest(input: "", output: "", template: "no-such-template", toolData: toolData))
         }
@@ -167,7 +167,7 @@ import Wrapping
         // A file where the output folder's subfolder must go.
         let out = sample.scratch.path("reports")
         try sample.scratch.write("reports/team", Array("in the way".utf8))
-        let results = try run(BatchJob(operation: .inspect, data: try data(), outputDirectory: out, tool: tool), over: sample)
+        let results = try run(BatchJob(operation: .inspect, toolData: try data(), outputDirectory: out, tool: tool), over: sample)
         let deep = try #require(results.first { $0.input.name == "team/Deep.ipa" })
         #expect(deep.exitCode == 74)
         #expect(deep.failure?.code == "OUTPUT_WRITE_FAILED")

@@ -1,4 +1,4 @@
-import Batch
+@testable import Batch
 import Checks
 import Foundation
 import Reporting
@@ -28,7 +28,7 @@ final class RecordingSink: BatchEventSink {
     private let tool = Report.Tool(name: "ipawrap", version: "test")
 
     private func checkJob() throws -> BatchJob {
-        BatchJob(operation: .check, data: try ToolData.resolve().checks, collectIcons: true, tool: tool)
+        BatchJob(operation: .check, toolData: try RepositoryTemplates.toolData(), collectIcons: true, tool: tool)
     }
 
     @Test func eventsComeInTheirOrderWithResultsInInputOrder() throws {
@@ -37,11 +37,11 @@ final class RecordingSink: BatchEventSink {
         let sink = RecordingSink()
         let session = BatchSession(job: try checkJob(), options: BatchSessionOptions(
             inputs: [sample.folder], jobs: 3, htmlReport: report, keepResults: true, progress: true))
-        let status = try session.run(reportingTo: sink)
+        let outcome = try session.run(reportingTo: sink)
         let events = sink.recorded
         let names = SampleBatch.expected.map(\.name)
 
-        #expect(status == 1, "check fails the batch when an input fails")
+        #expect(outcome == .finished(exitStatus: 1), "check fails the batch when an input fails")
         guard case .began(let plan) = events.first else {
             Issue.record("the first event is not .began: \(String(describing: events.first))")
             return
@@ -99,9 +99,9 @@ final class RecordingSink: BatchEventSink {
         let taken = Set(inputs.map { Shard.index(of: $0.name, count: count) })
         let free = try #require((1...count).first { !taken.contains($0) })
         let sink = RecordingSink()
-        let status = try BatchSession(job: try checkJob(), options: BatchSessionOptions(
+        let outcome = try BatchSession(job: try checkJob(), options: BatchSessionOptions(
             inputs: [sample.folder], shard: try Shard(index: free, count: count))).run(reportingTo: sink)
-        #expect(status == 0)
+        #expect(outcome == .finished(exitStatus: 0))
         let events = sink.recorded
         guard events.count == 1, case .ended(let end) = events[0] else {
             Issue.record("\(events)")
@@ -120,4 +120,69 @@ final class RecordingSink: BatchEventSink {
         }
         #expect(sink.recorded.isEmpty)
     }
+
+    /// A signal is reported to the caller, not acted on: `run` returns `.interrupted` (the
+    /// library never ends the process) without waiting for the input in flight, whose result
+    /// is then never delivered. The interruption comes through the handlers' own path
+    /// (`BatchInterrupter`); `CLITests/BatchInterruptTests` sends real signals to a real process.
+    @Test func anInterruptionIsReturnedWithoutWaitingForTheInputInFlight() throws {
+        let sample = try SampleBatch()
+        let interrupter = BatchInterrupter()
+        let sink = InterruptingSink(interrupter: interrupter)
+        let outcome = try BatchSession(
+            job: try checkJob(), options: BatchSessionOptions(inputs: [sample.folder], jobs: 1), interrupter: interrupter
+        ).run(reportingTo: sink)
+        #expect(outcome == .interrupted(signal: SIGINT))
+        #expect(outcome.exitStatus == 130)
+        // The one input in flight was held in `render` until the batch stopped.
+        #expect(sink.inputsRendered.withLock { $0 } == 1)
+        #expect(sink.sawStop.withLock { $0 })
+        // Its result arrives after the end, and is dropped.
+        let deadline = Date().addingTimeInterval(10)
+        while !sink.renderReturned.withLock({ $0 }), Date() < deadline { usleep(1000) }
+        usleep(100_000)
+        let events = sink.recorded
+        #expect(!events.contains { if case .results = $0 { true } else { false } }, "\(events)")
+        guard case .ended(let end) = events.last else {
+            Issue.record("the last event is not .ended: \(events)")
+            return
+        }
+        #expect(end.signal == SIGINT)
+        #expect(end.summary.finished == 0 && end.summary.total == SampleBatch.expected.count)
+    }
+}
+
+/// Interrupts the batch (as SIGINT) while rendering the first result, and holds that input in
+/// flight until the session says it stopped.
+final class InterruptingSink: BatchEventSink {
+    let interrupter: BatchInterrupter
+    let events = Mutex<[BatchEvent]>([])
+    let inputsRendered = Mutex(0)
+    let sawStop = Mutex(false)
+    let renderReturned = Mutex(false)
+
+    init(interrupter: BatchInterrupter) {
+        self.interrupter = interrupter
+    }
+
+    func render(_ result: BatchResult, in run: BatchRun) -> [UInt8] {
+        let first = inputsRendered.withLock { count in
+            count += 1
+            return count == 1
+        }
+        if first {
+            interrupter.interrupt(signal: SIGINT)
+            let deadline = Date().addingTimeInterval(30)
+            while !sawStop.withLock({ $0 }), Date() < deadline { usleep(1000) }
+            renderReturned.withLock { $0 = true }
+        }
+        return Array(result.input.name.utf8)
+    }
+
+    func handle(_ event: BatchEvent) {
+        if case .stopped = event { sawStop.withLock { $0 = true } }
+        events.withLock { $0.append(event) }
+    }
+
+    var recorded: [BatchEvent] { events.withLock { $0 } }
 }

@@ -28,12 +28,12 @@ import TestSupport
              ["--set": "POLICY", "--format": "OUTPUT", "--identity": "SIGNING", "--entitlements": "SIGNING",
               "--profiles-dir": "PROFILES AND CHECKS", "--max-ratio": "INPUT LIMITS"]),
             (["sign"], ["ARGUMENTS", "SIGNING", "PROFILES AND CHECKS", "INPUT LIMITS", "OPTIONS"],
-             ["--entitlements": "SIGNING", "--templates": "SIGNING", "--profile": "PROFILES AND CHECKS", "--max-memory": "INPUT LIMITS"]),
+             ["--entitlements": "SIGNING", "--templates": "PROFILES AND CHECKS", "--profile": "PROFILES AND CHECKS", "--max-memory": "INPUT LIMITS"]),
             (["batch", "wrap"], ["ARGUMENTS", "OUTPUT", "POLICY", "SIGNING", "PROFILES AND CHECKS", "INPUT LIMITS", "OPTIONS"],
              ["--json-lines": "OUTPUT", "--template": "POLICY", "--identity": "SIGNING", "--profile": "PROFILES AND CHECKS",
               "--max-entries": "INPUT LIMITS"]),
             (["batch", "sign"], ["ARGUMENTS", "OUTPUT", "SIGNING", "PROFILES AND CHECKS", "INPUT LIMITS", "OPTIONS"],
-             ["--out-dir": "OUTPUT", "--password-env": "SIGNING", "--templates": "SIGNING", "--profiles-dir": "PROFILES AND CHECKS",
+             ["--out-dir": "OUTPUT", "--password-env": "SIGNING", "--templates": "PROFILES AND CHECKS", "--profiles-dir": "PROFILES AND CHECKS",
               "--time-limit": "INPUT LIMITS", "--fsync": "OPTIONS"]),
         ]
         for (command, headings, options) in cases {

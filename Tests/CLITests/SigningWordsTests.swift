@@ -40,7 +40,11 @@ import TestSupport
     /// `-1` for an option): each option that takes a number.
     @Test(arguments: [
         (["sign", "App.ipa", "-o", "out.ipa", "--signing-time", "-1"],
-         "--signing-time (or SOURCE_DATE_EPOCH) expects seconds since 1970, got '-1' (see 'ipawrap sign --help')"),
+         "--signing-time expects seconds since 1970 (a whole number, 0 or more), got '-1' (see 'ipawrap sign --help')"),
+        (["wrap", "App.ipa", "-o", "out.ipa", "--timestamp", "-1"],
+         "--timestamp expects 'latest', 'now' or seconds since 1970 (a whole number, 0 or more), got '-1' (see 'ipawrap wrap --help')"),
+        (["repack", "App.ipa", "-o", "out.ipa", "--timestamp", "-1"],
+         "--timestamp expects 'latest', 'now' or seconds since 1970 (a whole number, 0 or more), got '-1' (see 'ipawrap repack --help')"),
         (["inspect", "App.ipa", "--time-limit", "-1"], "--time-limit must be a positive number of seconds (see 'ipawrap inspect --help')"),
         (["inspect", "App.ipa", "--max-entries", "-5"], "--max-entries must be at least 1 (see 'ipawrap inspect --help')"),
         (["inspect", "App.ipa", "--max-ratio", "-1"], "The value '-1' is invalid for '--max-ratio <max-ratio>' (see 'ipawrap inspect --help')"),

@@ -4,6 +4,7 @@ import PropertyList
 import Reporting
 import Testing
 import TestSupport
+import ToolData
 
 /// `sdks[]`, the MDX version findings, static SDKs, two management SDKs and Intune
 /// multi-identity, on IPAs with generated frameworks and executables.

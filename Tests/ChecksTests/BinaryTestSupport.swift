@@ -20,15 +20,12 @@ enum BinaryFixture {
     static func report(bytes: [UInt8], toolkit: String? = "20.10.5") throws -> Report {
         let scratch = try ScratchDirectory("binchecks")
         let path = try scratch.write("App.ipa", bytes)
-        return try Inspector.inspect(path: path, data: shippedData(toolkit: toolkit), tool: tool).report
+        return try Inspector.inspect(path: path, toolData: shippedData(toolkit: toolkit), tool: tool).report
     }
 
     /// The checkout's Templates, with `toolkit` as `--toolkit-version` (nil: `toolkit.json`'s).
-    static func shippedData(toolkit: String? = nil) throws -> CheckData {
-        try ToolData(
-            templates: TemplateDirectory(at: Fixtures.packageRoot.appendingPathComponent("Templates")),
-            toolkitVersionOption: toolkit
-        ).checks
+    static func shippedData(toolkit: String? = nil) throws -> ToolData {
+        try RepositoryTemplates.toolData(toolkitVersion: toolkit)
     }
 
     /// An app whose main executable is configured by `configure`.

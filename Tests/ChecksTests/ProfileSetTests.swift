@@ -24,7 +24,7 @@ struct ProfileSetTests {
         for name in ["A.ipa", "B.ipa"] {
             let input = try scratch.write(name, S.app(app: nil).bytes())
             let inspection = try Inspector.inspect(
-                path: input, options: CheckOptions(profiles: profiles, evaluationDate: S.now), data: BinaryFixture.shippedData(),
+                path: input, options: CheckOptions(profiles: profiles, evaluationDate: S.now), toolData: BinaryFixture.shippedData(),
                 tool: Report.Tool(name: "ipawrap", version: "test"))
             let app = try #require(inspection.profileAssignments.first { $0.bundle.path == S.appPath })
             #expect(app.source == .directory)

@@ -42,7 +42,7 @@ enum ProfileScenario {
         let scratch = try ScratchDirectory("profile-checks")
         let path = try scratch.write("Sample.ipa", try builder.bytes())
         return try Inspector.inspect(
-            path: path, options: options, data: BinaryFixture.shippedData(), tool: Report.Tool(name: "ipawrap", version: "test")).report
+            path: path, options: options, toolData: BinaryFixture.shippedData(), tool: Report.Tool(name: "ipawrap", version: "test")).report
     }
 
     /// Profile files written to a folder, for `--profile` and `--profiles-dir`.

@@ -27,7 +27,7 @@ struct SharedExecutableReadTests {
         let scratch = try ScratchDirectory("shared-reads")
         let path = try scratch.write("Sample.ipa", try builder.bytes())
         let inspection = try Inspector.inspect(
-            path: path, options: CheckOptions(evaluationDate: S.now), data: BinaryFixture.shippedData(),
+            path: path, options: CheckOptions(evaluationDate: S.now), toolData: BinaryFixture.shippedData(),
             tool: Report.Tool(name: "ipawrap", version: "test"))
         let report = inspection.report
         // What each reader found: the summaries and the entitlement finding.
@@ -76,7 +76,7 @@ struct SharedExecutableReadTests {
         let scratch = try ScratchDirectory("shared-reads")
         let path = try scratch.write("Sample.ipa", try builder.bytes())
         let inspection = try Inspector.inspect(
-            path: path, options: CheckOptions(evaluationDate: S.now), data: BinaryFixture.shippedData(),
+            path: path, options: CheckOptions(evaluationDate: S.now), toolData: BinaryFixture.shippedData(),
             limits: ArchiveLimits(maximumMemory: 1 << 20), tool: Report.Tool(name: "ipawrap", version: "test"))
         let app = try #require(inspection.report.bundles.first)
         #expect(app.signature?.signed == true)

@@ -64,9 +64,13 @@ public enum Command {
     }
 
     /// Runs `ipawrap`; the JSON it prints for `--json` and `--json-lines` must match the published
-    /// schemas (`JSONSchemaOracle`), or this throws.
+    /// schemas (`JSONSchemaOracle`), or this throws. The repository's Templates folder is its
+    /// `IPAWRAP_TEMPLATES` unless `environment` says otherwise (an empty value: the search beside
+    /// the executable).
     @discardableResult
     public static func ipawrap(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        var environment = environment
+        if environment["IPAWRAP_TEMPLATES"] == nil { environment["IPAWRAP_TEMPLATES"] = RepositoryTemplates.path }
         let result = try run(ipawrapPath, arguments, environment: environment)
         try JSONSchemaOracle.validateOutput(of: arguments, result)
         return result

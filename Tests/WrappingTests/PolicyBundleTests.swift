@@ -15,7 +15,7 @@ import Wrapping
         let input = try scratch.write("Sample.ipa", builder.bytes())
         let request = WrapRequest(
             input: input, output: scratch.path("out.ipa"), template: "general",
-            overrides: [try PolicyOverride(argument: "DisableCamera=true")], toolData: try ToolData.resolve())
+            overrides: [try PolicyOverride(argument: "DisableCamera=true")], toolData: try RepositoryTemplates.toolData())
         let outcome = try Wrapper.wrap(request, tool: Report.Tool(name: "ipawrap", version: "test"))
         #expect(outcome.written)
         let policy = try #require(outcome.policy)
@@ -35,7 +35,7 @@ import Wrapping
         builder.signed = false
         let request = WrapRequest(
             input: try scratch.write("Sample.ipa", builder.bytes()), output: scratch.path("out.ipa"),
-            toolData: try ToolData.resolve())
+            toolData: try RepositoryTemplates.toolData())
         let outcome = try Wrapper.wrap(request, tool: Report.Tool(name: "ipawrap", version: "test"))
         #expect(outcome.written)
         #expect(outcome.report.findings.isEmpty)

@@ -45,16 +45,16 @@ import Wrapping
             pkcs12File: SigningFixtures.PKCS12.openssl.path, password: Array(SigningFixtures.password.utf8))
         let request = SigningRequest(identity: identity, signingTime: Date(timeIntervalSince1970: 1_767_225_600))
         let checks = CheckOptions(profiles: profiles, evaluationDate: Date(timeIntervalSince1970: 1_780_000_000))
-        let data = try ToolData.resolve().checks
+        let data = try RepositoryTemplates.toolData()
 
         let first = scratch.path("first.ipa")
-        let outcome = try Resigner.sign(input: input, output: first, checks: checks, data: data, signing: request, tool: Self.tool)
+        let outcome = try Resigner.sign(input: input, output: first, checks: checks, toolData: data, signing: request, tool: Self.tool)
         #expect(outcome.written, "\(outcome.report.findings.map(\.code))")
         #expect(try Self.entry("Payload/Sample.app/embedded.mobileprovision", of: first) == checked)
 
         try FileManager.default.removeItem(atPath: file)
         let second = scratch.path("second.ipa")
-        #expect(try Resigner.sign(input: input, output: second, checks: checks, data: data, signing: request, tool: Self.tool).written)
+        #expect(try Resigner.sign(input: input, output: second, checks: checks, toolData: data, signing: request, tool: Self.tool).written)
         #expect(try Fixtures.bytesAt(second) == Fixtures.bytesAt(first))
         #expect(other != checked)
     }
@@ -71,26 +71,26 @@ import Wrapping
         let profile = try scratch.write("app.mobileprovision", ProfileBuilder.signingFixture(.app))
         let identity = try SigningIdentity(
             pkcs12File: SigningFixtures.PKCS12.openssl.path, password: Array(SigningFixtures.password.utf8))
-        let data = try ToolData.resolve().checks
+        let data = try RepositoryTemplates.toolData()
         let output = scratch.path("signed.ipa")
         let outcome = try Resigner.sign(
             input: input, output: output,
             checks: CheckOptions(profiles: try ProfileSet(appProfile: profile), evaluationDate: Date(timeIntervalSince1970: 1_780_000_000)),
-            data: data, signing: SigningRequest(identity: identity, signingTime: Date(timeIntervalSince1970: 1_767_225_600)),
+            toolData: data, signing: SigningRequest(identity: identity, signingTime: Date(timeIntervalSince1970: 1_767_225_600)),
             tool: ProfileSetSigningTests.tool)
         let signed = try #require(outcome.signedBundles)
         #expect(signed.map(\.path) == ["Payload/Sample.app", "Payload/Sample.app/Frameworks/Kit.framework"])
         // An iOS 9 framework gets SHA-1 and SHA-256 CodeDirectories, the iOS 15 app SHA-256 alone.
         #expect(signed.map { $0.signature?.hashTypes ?? [] } == [["SHA-256"], ["SHA-1", "SHA-256"]])
         #expect(signed.allSatisfy { $0.signature?.teamId == "ABCDE12345" })
-        let readBack = try Inspector.inspect(path: output, data: data, tool: ProfileSetSigningTests.tool).report.bundles
+        let readBack = try Inspector.inspect(path: output, toolData: data, tool: ProfileSetSigningTests.tool).report.bundles
         #expect(signed == readBack)
 
         // An error finding (no profile for the app): nothing written, nothing signed.
         builder.profile = nil
         let refused = try Resigner.sign(
             input: try scratch.write("Unprovisioned.ipa", builder.bytes()), output: scratch.path("refused.ipa"),
-            checks: CheckOptions(), data: data,
+            checks: CheckOptions(), toolData: data,
             signing: SigningRequest(identity: identity, signingTime: Date(timeIntervalSince1970: 1_767_225_600)),
             tool: ProfileSetSigningTests.tool)
         #expect(refused.report.findings.contains { $0.code == "PROFILE_MISSING" })

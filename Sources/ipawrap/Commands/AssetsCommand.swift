@@ -34,13 +34,13 @@ struct AssetsCommand: ParsableCommand {
         func run() throws {
             let found = try reportingErrors(json: json ? ipa : nil) {
                 guard let (path, catalog) = try AssetsCommand.catalog(in: ipa, limits: limits.limits) else { return false }
-                let rows = catalog.renditions.map { Row(rendition: $0, facet: catalog.facet(of: $0)?.name) }
+                let listing = AssetCatalogListing(path: path, catalog: catalog)
                 if json {
-                    print(try ReportJSON.string(Listing(path: path, renditions: rows)))
+                    print(try ReportJSON.string(listing))
                 } else {
                     print("\(path): \(catalog.facets.count) facets, \(catalog.renditions.count) renditions "
                         + "(CoreUI \(catalog.header.coreUIVersion), \(catalog.header.versionString))")
-                    for row in rows {
+                    for row in listing.renditions {
                         print("  \(Terminal.escaped(row.facet ?? "-"))  \(Terminal.escaped(row.name))  \(row.width)x\(row.height) @\(row.scale)x  "
                             + "idiom \(row.idiom)  \(row.pixelFormat)  \(row.compression ?? row.layout)"
                             + (row.extractable ? "" : "  (not extractable)"))
@@ -76,8 +76,7 @@ struct AssetsCommand: ParsableCommand {
         func run() throws {
             let written = try reportingErrors {
                 guard let (path, catalog) = try AssetsCommand.catalog(in: input, limits: limits.limits) else { return false }
-                let byFacet = catalog.facet(named: name).map { catalog.renditions(of: $0).max { $0.area < $1.area } } ?? nil
-                guard let rendition = catalog.renditions.first(where: { $0.name == name }) ?? byFacet else {
+                guard let rendition = catalog.rendition(namedOrFacet: name) else {
                     Terminal.standardError("ipawrap: \(path): no rendition or facet named '\(name)' (see ipawrap assets list)")
                     return false
                 }
@@ -100,36 +99,5 @@ struct AssetsCommand: ParsableCommand {
             return nil
         }
         return (path, catalog)
-    }
-
-    struct Listing: Encodable {
-        let path: String
-        let renditions: [Row]
-    }
-
-    struct Row: Encodable {
-        let facet: String?
-        let name: String
-        let width: Int
-        let height: Int
-        let scale: String
-        let idiom: String
-        let pixelFormat: String
-        let layout: String
-        let compression: String?
-        let extractable: Bool
-
-        init(rendition: Rendition, facet: String?) {
-            self.facet = facet
-            self.name = rendition.name
-            self.width = rendition.width
-            self.height = rendition.height
-            self.scale = String(format: "%g", rendition.scale)
-            self.idiom = rendition.idiomName
-            self.pixelFormat = "\(rendition.pixelFormat)"
-            self.layout = "\(rendition.layout)"
-            self.compression = rendition.compression.map { "\($0)" }
-            self.extractable = rendition.isExtractable
-        }
     }
 }

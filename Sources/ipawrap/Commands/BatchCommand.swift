@@ -77,7 +77,8 @@ struct BatchOptions: ParsableArguments {
         }
     }
 
-    /// Runs `job` over the inputs, printing as the options ask, and exits with the batch's status.
+    /// Runs `job` over the inputs, printing as the options ask, and exits with the batch's status
+    /// (128 + the signal when one interrupted it).
     func run(_ job: BatchJob) throws {
         let progress = !output.noProgress && isatty(STDERR_FILENO) == 1
         let session = BatchSession(job: job, options: BatchSessionOptions(
@@ -85,8 +86,15 @@ struct BatchOptions: ParsableArguments {
             keepResults: output.reportFormat != nil, progress: progress))
         let console = BatchConsole(
             command: job.commandName, tool: job.tool, jsonLines: output.jsonLines, document: output.reportFormat, progress: progress)
-        let code = try reportingErrors { try session.run(reportingTo: console) }
-        if code != 0 { throw ExitCode(code) }
+        let outcome = try reportingErrors { try session.run(reportingTo: console) }
+        switch outcome {
+        case .finished(let status):
+            if status != 0 { throw ExitCode(status) }
+        case .interrupted:
+            // _exit, not exit: the inputs in flight are still running, and must not see atexit
+            // handlers tear down what they use. Everything printed went out with write(2).
+            _exit(outcome.exitStatus)
+        }
     }
 }
 
@@ -145,7 +153,7 @@ struct BatchReportOptions: ParsableArguments {
             var options = try checks.checkOptions(sha256: sha256)
             options.purpose = purpose
             return BatchJob(
-                operation: operation, checks: options, data: try checks.toolData().checks,
+                operation: operation, checks: options, toolData: try checks.toolData(),
                 limits: limits.limits, outputDirectory: batch.output.outDir, collectIcons: batch.output.collectsIcons, tool: ToolInfo.tool)
         }
         try batch.run(job)
@@ -198,7 +206,6 @@ struct BatchWrapCommand: ParsableCommand {
     @OptionGroup var wrap: WrapOptionGroup
     @OptionGroup(title: "Signing") var signing: SigningOptionGroup
     @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
-    @OptionGroup(title: "Policy") var templates: TemplateOptions
     @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
     func validate() throws {
@@ -212,7 +219,7 @@ struct BatchWrapCommand: ParsableCommand {
 
     func run() throws {
         let request = try reportingErrors {
-            var request = try wrap.request(input: "", output: "", checks: checks, templates: templates, limits: limits)
+            var request = try wrap.request(input: "", output: "", checks: checks, limits: limits)
             if sign {
                 // The identity is read and decoded here, once for every input.
                 request.signing = try signing.request(templates: request.toolData.templates, timeLimit: limits.timeLimit)
@@ -238,7 +245,6 @@ struct BatchSignCommand: ParsableCommand {
     @OptionGroup var batch: BatchOptions
 
     @OptionGroup(title: "Signing") var signing: SigningOptionGroup
-    @OptionGroup(title: "Signing") var templates: TemplateOptions
     @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
     @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
@@ -253,14 +259,14 @@ struct BatchSignCommand: ParsableCommand {
 
     func run() throws {
         let job = try reportingErrors {
-            let toolData = try checks.toolData(templatesPath: templates.templates)
+            let toolData = try checks.toolData()
             // Read and decoded here, once for every input.
             let request = try signing.request(templates: toolData.templates, timeLimit: limits.timeLimit)
             var options = try checks.checkOptions()
             options.purpose = .signing
             return BatchJob(
                 operation: .sign(request, repack: RepackOptions(timestamp: .latestInArchive, synchronize: fsync)), checks: options,
-                data: toolData.checks, limits: limits.limits, outputDirectory: batch.output.outDir,
+                toolData: toolData, limits: limits.limits, outputDirectory: batch.output.outDir,
                 collectIcons: batch.output.collectsIcons, tool: ToolInfo.tool)
         }
         try batch.run(job)

@@ -24,7 +24,7 @@ struct InspectCommand: ParsableCommand {
         try reportingErrors(json: output.format == .json ? ipa : nil) {
             let options = try checks.checkOptions(sha256: output.sha256)
             let inspection = try Inspector.inspect(
-                path: ipa, options: options, data: try checks.toolData().checks, limits: limits.limits, tool: ToolInfo.tool)
+                path: ipa, options: options, toolData: try checks.toolData(), limits: limits.limits, tool: ToolInfo.tool)
             try output.print(inspection.report, input: ipa, command: "inspect")
         }
     }
@@ -58,7 +58,7 @@ struct CheckCommand: ParsableCommand {
             var options = try checks.checkOptions(sha256: output.sha256)
             options.purpose = purpose
             let inspection = try Inspector.inspect(
-                path: ipa, options: options, data: try checks.toolData().checks, limits: limits.limits, tool: ToolInfo.tool)
+                path: ipa, options: options, toolData: try checks.toolData(), limits: limits.limits, tool: ToolInfo.tool)
             try output.print(inspection.report, input: ipa, command: "check")
             if inspection.report.hasErrors {
                 ReportRendering.stoppedByFindings(ipa, inspection.report.findings, "the check failed because of")

@@ -91,24 +91,7 @@ struct PolicyCommand: ParsableCommand {
 
         func run() throws {
             try reportingErrors {
-                let directory = try templates.directory()
-                let names = try template.map { [$0] } ?? directory.policyTemplateNames()
-                var found: Policy?
-                var foundIn: [String] = []
-                var allNames: [String] = []
-                for templateName in names {
-                    let loaded = try directory.loadPolicyTemplate(named: templateName)
-                    allNames += loaded.names
-                    if let policy = loaded.policy(named: name) {
-                        found = found ?? policy
-                        foundIn.append(templateName)
-                    }
-                }
-                guard let policy = found else {
-                    throw PolicyOverrideError(
-                        reason: .unknownName, name: name,
-                        suggestions: NameSuggestions.closest(to: name, among: Array(Set(allNames)).sorted()))
-                }
+                let (policy, foundIn) = try templates.directory().policy(named: name, inTemplate: template)
                 print("\(policy.name): \(policy.title())")
                 print("  Type      \(policy.type)")
                 for value in policy.type.enumValues { print("              \(value.identifier)  \(value.title)") }

@@ -36,15 +36,12 @@ struct ProfileShowCommand: ParsableCommand {
     @Flag(help: "Use the profile as a gate: exit 1 when any finding is an error (e.g. expired at --at or now).")
     var check = false
 
-    @Option(name: .customLong("at"), help: ArgumentHelp(
-        "Judge expiry at this date (YYYY-MM-DD or ISO 8601) instead of now.", valueName: "date"),
-        transform: ArgumentValues.date)
-    var evaluationDate: Date?
+    @OptionGroup var evaluationDate: EvaluationDateOption
 
     func run() throws {
         try reportingErrors(json: json ? file : nil) {
             let profile = try ProvisioningProfile(contentsOfFile: file)
-            let summary = ProfileSummary(profile, file: file, now: evaluationDate ?? Date(), allowWildcard: allowWildcard)
+            let summary = ProfileSummary(profile, file: file, now: evaluationDate.date ?? Date(), allowWildcard: allowWildcard)
             print(json ? try Self.json(summary) : Self.text(summary))
             if check && summary.findings.contains(where: { $0.severity == .error }) {
                 ReportRendering.stoppedByFindings(file, summary.findings, "the check failed because of")

@@ -34,20 +34,12 @@ struct RepackCommand: ParsableCommand {
         "Remove PATH (a folder removes everything in it).", valueName: "PATH"))
     var removals: [String] = []
 
-    @Option(help: ArgumentHelp("""
-        Modification time of added entries: 'latest' (the newest in the archive, the default), \
-        'now', or seconds since 1970. SOURCE_DATE_EPOCH is honoured when this is not given.
-        """, valueName: "when"))
-    var timestamp: String?
+    @OptionGroup var timestamp: NewEntryTimestampOption
 
     @Flag(help: "Flush the output to disk before it appears (durability across power loss; slower).")
     var fsync = false
 
     @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
-
-    func validate() throws {
-        _ = try NewEntryTimestamp.parse(timestamp)
-    }
 
     func run() throws {
         try reportingErrors {
@@ -60,7 +52,7 @@ struct RepackCommand: ParsableCommand {
                 removals: removals)
             let summary = try ArchiveWriter.repack(
                 archive.zip, to: output, edits: edits,
-                options: RepackOptions(timestamp: try NewEntryTimestamp.parse(timestamp), synchronize: fsync),
+                options: RepackOptions(timestamp: try timestamp.newEntryTimestamp(), synchronize: fsync),
                 verifying: ArchiveWriter.verifyingIPA)
             let seconds = Date().timeIntervalSince(started)
             print("Wrote \(summary.output): \(summary.copiedEntries) entries copied raw, "

@@ -36,7 +36,6 @@ struct SignCommand: ParsableCommand {
     var json = false
 
     @OptionGroup(title: "Signing") var signing: SigningOptionGroup
-    @OptionGroup(title: "Signing") var templates: TemplateOptions
     @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
     @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
@@ -45,11 +44,11 @@ struct SignCommand: ParsableCommand {
 
     func run() throws {
         let written = try reportingErrors(json: json ? ipa : nil) {
-            try OutputDestination.check(output, inputs: [ipa] + checks.inputFiles + templates.inputFiles + signing.inputFiles)
-            let toolData = try checks.toolData(templatesPath: templates.templates)
+            try OutputDestination.check(output, inputs: [ipa] + checks.inputFiles + signing.inputFiles)
+            let toolData = try checks.toolData()
             let request = try signing.request(templates: toolData.templates, timeLimit: limits.timeLimit)
             let outcome = try Resigner.sign(
-                input: ipa, output: output, checks: try checks.checkOptions(), data: toolData.checks, limits: limits.limits,
+                input: ipa, output: output, checks: try checks.checkOptions(), toolData: toolData, limits: limits.limits,
                 repack: RepackOptions(timestamp: .latestInArchive, synchronize: fsync), signing: request, tool: ToolInfo.tool)
             let summary = outcome.outputSize.map { size in
                 "Signed \(ipa) into \(output) (\(size) bytes) as \(request.identity.commonName ?? "?")"

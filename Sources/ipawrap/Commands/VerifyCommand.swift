@@ -28,17 +28,14 @@ struct VerifyCommand: ParsableCommand {
     @Flag(help: "Print the report as JSON.")
     var json = false
 
-    @Option(help: ArgumentHelp(
-        "Judge certificate validity at this date (YYYY-MM-DD or ISO 8601) instead of now.", valueName: "at"),
-        transform: ArgumentValues.date)
-    var at: Date?
+    @OptionGroup var at: EvaluationDateOption
 
     @OptionGroup(title: "Install checks") var install: InstallOptionGroup
     @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
     func run() throws {
         let intact = try reportingErrors(json: json ? ipa : nil) {
-            let date = at ?? Date()
+            let date = at.date ?? Date()
             let report = try Verifier.verify(
                 AppArchive(path: ipa, limits: limits.limits), at: date, install: install.options)
             print(json ? try Self.json(report) : Self.text(report))

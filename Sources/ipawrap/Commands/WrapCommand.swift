@@ -36,7 +36,6 @@ struct WrapCommand: ParsableCommand {
     @OptionGroup var wrap: WrapOptionGroup
     @OptionGroup(title: "Signing") var signing: SigningOptionGroup
     @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
-    @OptionGroup(title: "Policy") var templates: TemplateOptions
     @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
     func validate() throws {
@@ -48,8 +47,8 @@ struct WrapCommand: ParsableCommand {
     func run() throws {
         let written = try reportingErrors(json: json ? ipa : nil) {
             try OutputDestination.check(
-                output, inputs: [ipa] + wrap.inputFiles + checks.inputFiles + templates.inputFiles + signing.inputFiles)
-            var request = try wrap.request(input: ipa, output: output, checks: checks, templates: templates, limits: limits)
+                output, inputs: [ipa] + wrap.inputFiles + checks.inputFiles + signing.inputFiles)
+            var request = try wrap.request(input: ipa, output: output, checks: checks, limits: limits)
             if sign {
                 request.signing = try signing.request(templates: request.toolData.templates, timeLimit: limits.timeLimit)
             }
@@ -58,7 +57,7 @@ struct WrapCommand: ParsableCommand {
             if let policy = outcome.policy, let size = outcome.outputSize {
                 let changed = policy.changedPolicies.isEmpty ? "" : ", set \(policy.changedPolicies.joined(separator: ", "))"
                 summary = "Wrapped \(ipa) into \(output) (\(request.format.rawValue), \(size) bytes): policy '\(policy.templateName)', "
-                    + "\(policy.mode.rawValue) mode, \(policy.policyCount) policies\(changed), toolkit \(policy.toolkitVersion)"
+                    + "\(policy.mode.rawValue) mode, \(policy.policyCount) policies\(changed), toolkit \(policy.toolkitVersion.text)"
                     + (request.signing.map { "; signed as \($0.identity.commonName ?? "?")" } ?? "")
             }
             try ReportRendering.printOutcome(outcome.report, json: json, input: ipa, summary: summary, notDone: "not wrapped")

@@ -4,11 +4,15 @@ import Foundation
 import Reporting
 import ToolData
 
-/// Options that change findings, shared by `inspect`, `check` and `wrap`.
+/// Options that change findings, shared by every command that runs the checks: `inspect`,
+/// `check`, `wrap`, `sign` and the batch commands. The tool data (`--templates`,
+/// `--toolkit-version`) is here too, so every such command finds its Templates folder alike.
 struct CheckOptionGroup: ParsableArguments {
     @Option(help: ArgumentHelp(
         "The toolkit version an embedded MDX SDK must match (default: Templates/toolkit.json).", valueName: "X.Y.Z"))
-    var toolkitVersion: String?
+    var toolkitVersion: ToolkitVersion?
+
+    @OptionGroup var templates: TemplateOptions
 
     @Option(name: .customLong("profile"), help: ArgumentHelp(
         "A provisioning profile for the main app (PATH) or for a nested bundle (BUNDLE_ID=PATH); repeatable.",
@@ -22,17 +26,14 @@ struct CheckOptionGroup: ParsableArguments {
     @Flag(help: "Report wildcard App IDs as warnings instead of errors.")
     var allowWildcard = false
 
-    @Option(name: .customLong("at"), help: ArgumentHelp(
-        "Judge profile expiry at this date (YYYY-MM-DD or ISO 8601) instead of now.", valueName: "date"),
-        transform: ArgumentValues.date)
-    var evaluationDate: Date?
+    @OptionGroup var evaluationDate: EvaluationDateOption
 
     @OptionGroup var install: InstallOptionGroup
 
-    /// The files these options read, which no output may replace: each profile and the profiles
-    /// folder.
+    /// The files these options read, which no output may replace: each profile, the profiles
+    /// folder and the Templates folder.
     var inputFiles: [String] {
-        profiles.map(\.path) + (profilesDir.map { [$0] } ?? [])
+        profiles.map(\.path) + (profilesDir.map { [$0] } ?? []) + templates.inputFiles
     }
 
     func validate() throws {
@@ -52,13 +53,14 @@ struct CheckOptionGroup: ParsableArguments {
             appProfile: profiles.first { $0.bundleIdentifier == nil }?.path, bundleProfiles: bundleProfiles,
             directory: profilesDir)
         return CheckOptions(
-            profiles: profileSet, allowWildcard: allowWildcard, evaluationDate: evaluationDate, computeSHA256: sha256,
+            profiles: profileSet, allowWildcard: allowWildcard, evaluationDate: evaluationDate.date, computeSHA256: sha256,
             install: install.options)
     }
 
-    /// The Templates folder (`--templates`, where the command has it, else the usual search),
-    /// its SDK catalog and the toolkit version (`--toolkit-version` wins), resolved once.
-    func toolData(templatesPath: String? = nil) throws -> ToolData {
-        try ToolData.resolve(templatesPath: templatesPath, toolkitVersionOption: toolkitVersion)
+    /// The Templates folder (`--templates`, else the usual search), its SDK catalog and the
+    /// toolkit version (`--toolkit-version` wins over `toolkit.json`), resolved once for the
+    /// whole command.
+    func toolData() throws -> ToolData {
+        try ToolData.resolve(templatesPath: templates.templates, toolkitVersion: toolkitVersion)
     }
 }

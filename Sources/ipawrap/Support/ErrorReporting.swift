@@ -104,7 +104,12 @@ extension IPAWrap {
         } catch {
             let status = exitCode(for: error)
             guard status == .validationFailure else { exit(withError: error) }
+            // A value refused with a code of its own (`ArgumentRefusal`) is reported by that code.
             let message = Self.message(for: error)
+            if let refusal = ArgumentRefusal.take(matching: message) {
+                Terminal.error(code: refusal.code, String(describing: refusal))
+                Foundation.exit(refusal.category.exitStatus)
+            }
             Terminal.error(code: "USAGE", message + " (see '\(helpCommand(for: arguments))')")
             Foundation.exit(ExitStatus.usage)
         }

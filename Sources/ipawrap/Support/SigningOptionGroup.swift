@@ -118,11 +118,11 @@ struct SigningOptionGroup: ParsableArguments {
         return SigningRequest(identity: signingIdentity, signingTime: try parsedSigningTime(), entitlements: overrides)
     }
 
+    /// `--signing-time`, else `SOURCE_DATE_EPOCH`, under the one rule of `EpochSeconds`; else now.
     private func parsedSigningTime() throws -> Date {
-        guard let text = signingTime ?? ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"] else { return Date() }
-        guard let seconds = Int64(text), seconds >= 0 else {
-            throw ValidationError("--signing-time (or SOURCE_DATE_EPOCH) expects seconds since 1970, got '\(text)'")
-        }
+        guard let seconds = try EpochSeconds.value(
+            of: "--signing-time", signingTime, environment: ProcessInfo.processInfo.environment)
+        else { return Date() }
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 

@@ -1,10 +1,12 @@
 import ArgumentParser
 import ToolData
 
-/// Where the templates folder is, for commands that need policy templates or toolkit data.
+/// `--templates DIR`, declared once: the check options of every command that runs checks hold it,
+/// and so do the `policy` commands.
 struct TemplateOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "The templates folder (default: IPAWRAP_TEMPLATES, then beside the ipawrap executable, then the source checkout).",
+        "The Templates folder (default: IPAWRAP_TEMPLATES, then Templates or share/ipawrap/Templates beside the ipawrap "
+            + "executable or a folder above it).",
         valueName: "dir"))
     var templates: String?
 

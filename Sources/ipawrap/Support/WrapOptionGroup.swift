@@ -5,8 +5,8 @@ import Wrapping
 import Zip
 
 /// The options of `wrap` and `batch wrap`: the policy, the output format and how added entries are
-/// written, under the titles Policy and Output in `--help`. Check options, templates and archive
-/// limits are their own groups.
+/// written, under the titles Policy and Output in `--help`. Check options (with the Templates
+/// folder) and archive limits are their own groups.
 struct WrapOptionGroup: ParsableArguments {
     @OptionGroup(title: "Policy") var policy: WrapPolicyOptions
     @OptionGroup(title: "Output") var output: WrapOutputOptions
@@ -16,14 +16,14 @@ struct WrapOptionGroup: ParsableArguments {
 
     /// The request for one input and output, with these options and the other groups'.
     func request(
-        input: String, output: String, checks: CheckOptionGroup, templates: TemplateOptions, limits: ArchiveLimitOptions
+        input: String, output: String, checks: CheckOptionGroup, limits: ArchiveLimitOptions
     ) throws -> WrapRequest {
         WrapRequest(
             input: input, output: output, format: self.output.format, checks: try checks.checkOptions(), limits: limits.limits,
             template: policy.template, policyFile: policy.policy,
             overrides: try policy.overrides.map { try $0.parsed.get() }, mode: policy.mode, rewrap: policy.rewrap,
-            toolData: try checks.toolData(templatesPath: templates.templates),
-            repack: RepackOptions(timestamp: try NewEntryTimestamp.parse(self.output.timestamp), synchronize: self.output.fsync))
+            toolData: try checks.toolData(),
+            repack: RepackOptions(timestamp: try self.output.timestamp.newEntryTimestamp(), synchronize: self.output.fsync))
     }
 }
 
@@ -57,38 +57,14 @@ struct WrapOutputOptions: ParsableArguments {
     @Option(help: "Output format: ipa (the wrapped app) or mdx (a Citrix .mdx container).")
     var format: WrapRequest.Format = .ipa
 
-    @Option(help: ArgumentHelp(
-        "Modification time of added entries: 'latest' (the default), 'now', or seconds since 1970.", valueName: "when"))
-    var timestamp: String?
+    @OptionGroup var timestamp: NewEntryTimestampOption
 
     @Flag(help: "Flush outputs to disk before they appear (durability across power loss).")
     var fsync = false
-
-    func validate() throws {
-        _ = try NewEntryTimestamp.parse(timestamp)
-    }
 }
 
 extension WrapRequest.Format: ExpressibleByArgument {}
 extension AppMode: ExpressibleByArgument {}
-
-extension NewEntryTimestamp {
-    /// `--timestamp` (or SOURCE_DATE_EPOCH): 'latest', 'now' or seconds since 1970.
-    static func parse(_ option: String?) throws -> NewEntryTimestamp {
-        let value = option ?? ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"]
-        switch value {
-        case nil, "latest":
-            return .latestInArchive
-        case "now":
-            return .secondsSince1970(Int64(Date().timeIntervalSince1970))
-        case let text?:
-            guard let seconds = Int64(text) else {
-                throw ValidationError("--timestamp expects 'latest', 'now' or seconds since 1970, got '\(text)'")
-            }
-            return .secondsSince1970(seconds)
-        }
-    }
-}
 
 /// `--set NAME=VALUE`, split once, when the arguments are parsed. A malformed value keeps its error,
 /// thrown where the request is built, so it stays the documented `POLICY_SET_SYNTAX` (exit 64) rather

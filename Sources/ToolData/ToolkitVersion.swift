@@ -1,23 +1,11 @@
 import FormatSupport
-import Reporting
 
-/// The data the checks read besides the input: the SDK catalog and the toolkit version. The
-/// caller resolves it once (the command line, from the Templates folder and `--toolkit-version`)
-/// and passes it to every inspection, so the checks never look files up themselves.
-public struct CheckData: Sendable, Equatable {
-    public let sdkCatalog: SDKCatalog
-    public let toolkitVersion: ToolkitVersion
-
-    public init(sdkCatalog: SDKCatalog, toolkitVersion: ToolkitVersion) {
-        self.sdkCatalog = sdkCatalog
-        self.toolkitVersion = toolkitVersion
-    }
-}
-
-/// The toolkit version embedded MDX SDK frameworks must match, and where it came from.
-public struct ToolkitVersion: Sendable, Equatable {
+/// The toolkit version embedded MDX SDK frameworks must match, and where it came from. One rule
+/// for its text (`SDKVersion`: numbers separated by dots), whether `--toolkit-version` or
+/// `toolkit.json` gives it. Findings carry it as it is and name it by `text` and `source`.
+public struct ToolkitVersion: Sendable, Hashable {
     /// Named in messages by its raw value.
-    public enum Source: String, Sendable, Equatable, CustomStringConvertible {
+    public enum Source: String, Sendable, Hashable, CustomStringConvertible {
         /// `--toolkit-version`.
         case option = "--toolkit-version"
         /// `ToolkitVersion` of the Templates folder's `toolkit.json`.
@@ -54,16 +42,13 @@ public struct ToolkitVersion: Sendable, Equatable {
 public struct ToolkitVersionError: CodedError, Equatable {
     public let value: String
 
+    public init(value: String) {
+        self.value = value
+    }
+
     public var code: String { "TOOLKIT_VERSION_INVALID" }
     public var category: ErrorCategory { .usage }
     public var description: String {
         "--toolkit-version expects a version such as 20.10.5 (numbers separated by dots), got '\(value)'"
-    }
-}
-
-extension ToolkitVersion {
-    /// The version and its source as a finding names them.
-    var reference: BinaryDetail.ToolkitReference {
-        BinaryDetail.ToolkitReference(version: text, source: source.description)
     }
 }

@@ -1,6 +1,12 @@
 import FormatSupport
+// Foundation proper would bring its own ICU module, whose C enums clash with the system ICU that
+// libxml2's headers include (this module imports XMLSupport); FoundationEssentials has what this
+// file needs and no ICU.
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import Reporting
+#endif
 
 /// The management SDKs ipawrap recognises (`Templates/sdk-catalog.json`): for each family, the
 /// framework bundles it ships, the Objective-C classes that give it away when it is linked

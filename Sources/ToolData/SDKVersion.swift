@@ -1,5 +1,3 @@
-import Reporting
-
 /// An SDK or toolkit version compared numerically on major.minor.patch: `20.10.5` equals
 /// `20.10.05` and `20.10.5.1`, `20.10` is `20.10.0`, and `20.9.0` is older than `20.10.0`.
 public struct SDKVersion: Sendable, Hashable, Comparable, CustomStringConvertible {

@@ -1,4 +1,3 @@
-import Checks
 import FormatSupport
 import Foundation
 import Policy
@@ -6,7 +5,8 @@ import Testing
 import TestSupport
 import ToolData
 
-/// Finding the Templates folder of a running tool, and reading what is in it.
+/// Finding the Templates folder of a running tool (`--templates`, then `IPAWRAP_TEMPLATES`, then
+/// beside the executable, never the source tree), and reading what is in it.
 @Suite struct TemplateDirectoryTests {
     /// A scratch folder, removed when the test ends.
     final class Scratch {
@@ -26,8 +26,11 @@ import ToolData
             try FileManager.default.createDirectory(at: url.appendingPathComponent("policies"), withIntermediateDirectories: true)
             try FileManager.default.createDirectory(at: url.appendingPathComponent("schema"), withIntermediateDirectories: true)
             try Data(toolkitJSON.utf8).write(to: url.appendingPathComponent("toolkit.json"))
-            try Data(Repo.templateBytes("premium")).write(to: url.appendingPathComponent("policies/premium.xml"))
-            try Data(contentsOf: URL(fileURLWithPath: Repo.schemaPath)).write(to: url.appendingPathComponent("schema/policy_metadata.xsd"))
+            let repository = RepositoryTemplates.url
+            try Data(contentsOf: repository.appendingPathComponent("policies/premium.xml"))
+                .write(to: url.appendingPathComponent("policies/premium.xml"))
+            try Data(contentsOf: repository.appendingPathComponent("schema/policy_metadata.xsd"))
+                .write(to: url.appendingPathComponent("schema/policy_metadata.xsd"))
             return url.standardizedFileURL
         }
 
@@ -44,12 +47,25 @@ import ToolData
         return error.category == category && error.description.contains(fragment)
     }
 
-    @Test func theRunningTestBinaryFindsTheCheckoutsTemplates() throws {
-        // The test executable lives under .build/ in the checkout; walking up finds Templates.
-        let found = try TemplateDirectory.locate(environment: [:], sourceCheckout: nil)
-        #expect(found.url.path == Repo.templates.standardizedFileURL.path)
-        #expect(TemplateDirectory.sourceCheckoutTemplates?.standardizedFileURL.path == Repo.templates.standardizedFileURL.path)
-        #expect(try TemplateDirectory.locate(environment: [:], executableURLs: []).url == found.url)
+    @Test func theOrderIsOptionThenEnvironmentThenBesideTheExecutable() throws {
+        let scratch = try Scratch()
+        let option = try scratch.templates(at: "option/Templates")
+        let environment = try scratch.templates(at: "environment/Templates")
+        let beside = try scratch.templates(at: "prefix/bin/Templates")
+        let executable = try scratch.file("prefix/bin/ipawrap")
+        let variable = [TemplateDirectory.environmentVariable: environment.path]
+        #expect(try TemplateDirectory.locate(explicitPath: option.path, environment: variable, executableURLs: [executable]).url == option)
+        #expect(try TemplateDirectory.locate(environment: variable, executableURLs: [executable]).url == environment)
+        #expect(try TemplateDirectory.locate(environment: [:], executableURLs: [executable]).url == beside)
+    }
+
+    @Test func withoutAnExecutableToSearchFromNothingIsFound() throws {
+        // The source tree this library was compiled from is no fallback, even when it is there.
+        #expect {
+            try TemplateDirectory.locate(environment: [:], executableURLs: [])
+        } throws: { error in
+            notFound(error, category: .io, mentioning: "looked in nowhere") && "\(error)".contains("pass --templates DIR")
+        }
     }
 
     @Test func anExplicitPathWinsAndMustBeRight() throws {
@@ -59,7 +75,7 @@ import ToolData
         #expect(found.url == custom)
         #expect {
             try TemplateDirectory.locate(explicitPath: scratch.root.path)
-        } throws: { notFound($0, category: .usage, mentioning: scratch.root.path) }
+        } throws: { notFound($0, category: .usage, mentioning: scratch.root.path + " (from --templates)") }
     }
 
     @Test func theEnvironmentVariableComesNext() throws {
@@ -70,14 +86,15 @@ import ToolData
             try TemplateDirectory.locate(environment: ["IPAWRAP_TEMPLATES": scratch.root.appendingPathComponent("missing").path])
         } throws: { notFound($0, category: .usage, mentioning: "(from IPAWRAP_TEMPLATES)") }
         // An empty variable is as good as unset.
-        #expect(try TemplateDirectory.locate(environment: ["IPAWRAP_TEMPLATES": ""], executableURLs: [], sourceCheckout: custom).url == custom)
+        let executable = try scratch.file("env/ipawrap")
+        #expect(try TemplateDirectory.locate(environment: ["IPAWRAP_TEMPLATES": ""], executableURLs: [executable]).url == custom)
     }
 
     @Test func anInstalledPrefixIsFoundFromBin() throws {
         let scratch = try Scratch()
         let installed = try scratch.templates(at: "usr/local/share/ipawrap/Templates")
         let executable = try scratch.file("usr/local/bin/ipawrap")
-        let found = try TemplateDirectory.locate(environment: [:], executableURLs: [executable], sourceCheckout: nil)
+        let found = try TemplateDirectory.locate(environment: [:], executableURLs: [executable])
         #expect(found.url == installed)
     }
 
@@ -85,10 +102,10 @@ import ToolData
         let scratch = try Scratch()
         let checkout = try scratch.templates(at: "repo/Templates")
         let executable = try scratch.file("repo/.build/x86_64-unknown-linux-gnu/debug/ipawrap")
-        #expect(try TemplateDirectory.locate(environment: [:], executableURLs: [executable], sourceCheckout: nil).url == checkout)
+        #expect(try TemplateDirectory.locate(environment: [:], executableURLs: [executable]).url == checkout)
         // Templates next to the executable come before the ones further up.
         let beside = try scratch.templates(at: "repo/.build/x86_64-unknown-linux-gnu/debug/Templates")
-        #expect(try TemplateDirectory.locate(environment: [:], executableURLs: [executable], sourceCheckout: nil).url == beside)
+        #expect(try TemplateDirectory.locate(environment: [:], executableURLs: [executable]).url == beside)
     }
 
     @Test func anUnrelatedTemplatesFolderIsNotMistakenForOurs() throws {
@@ -99,15 +116,15 @@ import ToolData
         try FileManager.default.createDirectory(at: scratch.root.appendingPathComponent("home/bin/Templates/toolkit.json"), withIntermediateDirectories: true)
         let executable = try scratch.file("home/bin/ipawrap")
         #expect {
-            try TemplateDirectory.locate(environment: [:], executableURLs: [executable], sourceCheckout: nil)
+            try TemplateDirectory.locate(environment: [:], executableURLs: [executable])
         } throws: { error in
             notFound(error, category: .io, mentioning: scratch.root.appendingPathComponent("home/Templates").path)
-                && "\(error)".contains("set IPAWRAP_TEMPLATES")
+                && "\(error)".contains("pass --templates DIR or set IPAWRAP_TEMPLATES to the Templates folder")
         }
     }
 
     @Test func templatesAreFoundByPlainNameOnly() throws {
-        let directory = try Repo.directory()
+        let directory = try RepositoryTemplates.directory()
         #expect(try directory.policyTemplateURL(named: "premium") == directory.policyTemplateURL(named: "premium.xml"))
         #expect(try directory.loadPolicyTemplate(named: "general").mode == .general)
         for bad in ["premum", "../schema/policy_metadata", "/etc/passwd", ".premium", "Premium", ""] {
@@ -157,7 +174,7 @@ import ToolData
     @Test func aBrokenTemplateInTheFolderReportsItsIssues() throws {
         let scratch = try Scratch()
         let folder = try scratch.templates(at: "t")
-        try Data(try InvalidFixtures.bytes("POLICY_DUPLICATE_NAME.xml")).write(to: folder.appendingPathComponent("policies/dup.xml"))
+        try Data(try Fixtures.bytes("policy/invalid/POLICY_DUPLICATE_NAME.xml")).write(to: folder.appendingPathComponent("policies/dup.xml"))
         let directory = try TemplateDirectory(at: folder)
         #expect(try directory.policyTemplateNames() == ["dup", "premium"])
         #expect {

@@ -1,18 +1,15 @@
-@testable import Checks
 import Foundation
-import Policy
-import Reporting
 import Testing
 import TestSupport
 import ToolData
 
-/// `Templates/sdk-catalog.json`, its reader, and SDK version comparison.
+/// `Templates/sdk-catalog.json`, its reader (the shipped file, hostile and missing ones), and SDK
+/// version comparison.
 @Suite struct SDKCatalogTests {
-    static var shippedURL: URL { Fixtures.packageRoot.appendingPathComponent("Templates/sdk-catalog.json") }
+    static var shippedURL: URL { RepositoryTemplates.url.appendingPathComponent(SDKCatalog.fileName) }
 
     @Test func shippedCatalogHasTheDocumentedFamilies() throws {
-        let templates = try TemplateDirectory(at: Fixtures.packageRoot.appendingPathComponent("Templates"))
-        let catalog = try SDKCatalog(templates: templates)
+        let catalog = try SDKCatalog(templates: RepositoryTemplates.directory())
         #expect(catalog.families.map(\.name) == ["Citrix MDX", "Microsoft Intune", "BlackBerry Dynamics"])
         let mdx = try #require(catalog.families.first)
         #expect(mdx.frameworks == [
@@ -125,26 +122,6 @@ import ToolData
         #expect(SDKVersion("20.10.5")?.description == "20.10.5")
         for bad in ["", "v20", "20.10.5-beta", "20..5", ".1", "1.", "20.10.x", "1234567890.1", "1.2.3.4.5.6.7.8.9", " 20.1"] {
             #expect(SDKVersion(bad) == nil, "\(bad)")
-        }
-    }
-
-    // MARK: Codes
-
-    @Test func binaryCodesAreUniqueAndMatchTheContract() {
-        let codes = FindingCode.binaryCodes
-        #expect(Set(codes.map(\.rawValue)).count == codes.count)
-        #expect(Set(FindingCode.all.map(\.rawValue)).count == FindingCode.all.count)
-        let contract: [String: Severity] = [
-            "APP_ENCRYPTED": .error, "SDK_VERSION_MISMATCH": .error, "SDK_VERSION_INCONSISTENT": .error,
-            "SDK_STATIC_UNVERSIONED": .warning,
-        ]
-        for (code, severity) in contract {
-            #expect(FindingCode.named(code)?.severity == severity, "\(code)")
-        }
-        for code in codes {
-            #expect(code.rawValue.allSatisfy { $0.isUppercase || $0 == "_" }, "\(code)")
-            #expect(!code.remedy.isEmpty && !code.remedy.contains("\n"), "\(code)")
-            #expect(!code.summary.isEmpty, "\(code)")
         }
     }
 }
