@@ -5,7 +5,7 @@ import OutputFiles
 import PropertyList
 import Zip
 
-/// The `.mdx` container (README, "`wrap`"): a zip holding
+/// The `.mdx` container (docs/commands.md, "`wrap`"): a zip holding
 /// `policy_metadata.xml` at its root, the wrapped `.ipa` (stored, not recompressed), the icon as
 /// `icon.png` (a standard PNG) and `metadata.plist` (name, bundle id, versions, minimum OS, app
 /// mode, toolkit version).

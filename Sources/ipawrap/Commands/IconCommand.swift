@@ -9,7 +9,7 @@ struct IconCommand: ParsableCommand {
         abstract: "Write the app icon as a standard PNG and say where it came from.",
         discussion: """
             The icon is found by the documented Info.plist keys, the fallback files and the asset catalog \
-            (see README, "Icon resolution"); CgBI PNGs and asset-catalog renditions are converted to standard \
+            (see docs/commands.md, "icon: how the icon is found"); CgBI PNGs and asset-catalog renditions are converted to standard \
             PNGs. Exit codes: 0 written, 1 no icon, 64 the output is the input or a folder, 65 bad input, \
             74 output not written (a device or FIFO as the output is written through, never replaced).
             """

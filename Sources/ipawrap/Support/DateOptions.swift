@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import IPAArchive
+import Zip
 
 /// `--at DATE`, declared once: every command that judges dates (`inspect`, `check`, `wrap`,
 /// `sign`, `verify`, `profile show`, the batch commands) takes this group, so the option has one

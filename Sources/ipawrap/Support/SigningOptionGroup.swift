@@ -168,7 +168,7 @@ extension SigningOptionGroup {
 
 /// `--entitlements BUNDLE_ID=FILE`, split at its first `=` once, when the arguments are parsed.
 /// A value without a bundle ID before the `=` is kept as given and refused when the request is
-/// built, as `SIGN_ENTITLEMENTS_FILE` (README, *Finding codes*) rather than the parser's usage error.
+/// built, as `SIGN_ENTITLEMENTS_FILE` (docs/signing.md) rather than the parser's usage error.
 struct EntitlementsArgument: ExpressibleByArgument, Equatable, Sendable {
     /// The value as given.
     let text: String
