@@ -241,6 +241,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "PolicyTests", dependencies: ["Reporting", "Checks", "Policy", "ToolData", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ToolDataTests", dependencies: ["ToolData", "Policy", "FormatSupport", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting"], swiftSettings: strict),
         .testTarget(name: "InstallationTests", dependencies: ["Installation", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "AppBundleTests", dependencies: ["AppBundle", "AssetCatalog", "TestSupport", "PNG"], swiftSettings: strict),
         .testTarget(name: "ChecksTests", dependencies: ["Reporting", "Checks", "ToolData", "Policy", "AppBundle", "CodeSignature", "TestSupport", "PropertyList", "ProvisioningProfile", "FormatSupport"], swiftSettings: strict),

@@ -1,11 +1,10 @@
-import Checks
 import Foundation
 @testable import Reporting
 import Testing
 
-/// The typed report's JSON: `@ExplicitNull`, the one date form, and the one expiry rule.
+/// The typed report's JSON: `@ExplicitNull` and the one date form.
 @Suite struct ReportJSONTests {
-    private static func report(judgedAt: Date?, expiration: Date?) -> Report {
+    static func report(judgedAt: Date?, expiration: Date?) -> Report {
         var report = Report(
             tool: Report.Tool(name: "ipawrap", version: "1.0"),
             input: Report.Input(path: "a.ipa", size: 10, sha256: nil, entries: 2),
@@ -71,16 +70,5 @@ import Testing
         #expect(ReportJSON.timestamp(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00Z")
         #expect(ReportJSON.timestamp(Date(timeIntervalSince1970: 1.999)) == "1970-01-01T00:00:01Z")
         #expect(ReportJSON.timestamp(Date(timeIntervalSince1970: 2_082_758_399)) == "2035-12-31T23:59:59Z")
-    }
-
-    @Test func theExpiryWindowIsThirtyDaysAndExpiryIsInclusive() {
-        let expiry = Date(timeIntervalSince1970: 2_082_758_400)
-        let day: TimeInterval = 86_400
-        #expect(ProfileExpiry(expiration: expiry, at: expiry) == .expired)
-        #expect(ProfileExpiry(expiration: expiry, at: expiry.addingTimeInterval(1)) == .expired)
-        #expect(ProfileExpiry(expiration: expiry, at: expiry.addingTimeInterval(-1)) == .expiring(seconds: 1))
-        #expect(ProfileExpiry(expiration: expiry, at: expiry.addingTimeInterval(-30 * day)) == .expiring(seconds: 30 * day))
-        #expect(ProfileExpiry(expiration: expiry, at: expiry.addingTimeInterval(-30 * day - 1)) == .valid)
-        #expect(ProfileExpiry.windowDays == 30)
     }
 }
