@@ -154,6 +154,10 @@ import TestSupport
         ([], ["SOURCE_DATE_EPOCH": "-1"], "SOURCE_DATE_EPOCH expects seconds since 1970 (a whole number, 0 or more), got '-1'"),
         ([], ["SOURCE_DATE_EPOCH": "now"], "SOURCE_DATE_EPOCH expects seconds since 1970 (a whole number, 0 or more), got 'now'"),
         (["--sign", "--signing-time", "12.0"], [:], "--signing-time expects seconds since 1970 (a whole number, 0 or more), got '12.0'"),
+        (["--timestamp", "99999999999999999999"], [:],
+         "--timestamp expects 'latest', 'now' or seconds since 1970 (a whole number, 0 or more), got '99999999999999999999' (too large)"),
+        (["--signing-time", "5"], [:],
+         "the signing options (--identity, --certificate, --key, --password-file, --password-env, --entitlements, --signing-time) need --sign"),
     ])
     func secondsSince1970FollowOneRule(_ options: [String], _ environment: [String: String], _ message: String) throws {
         let scratch = try ScratchDirectory("shared-options")
@@ -161,6 +165,15 @@ import TestSupport
         #expect(result.status == 64)
         #expect(result.stderr.hasPrefix("ipawrap: error[USAGE]: \(message) (see 'ipawrap wrap --help')"), "\(result.stderr)")
         #expect(result.output == nil)
+    }
+
+    /// `wrap` without `--sign` reads `SOURCE_DATE_EPOCH` only for `--timestamp`'s default: with
+    /// `--timestamp` given, a variable that is no number of seconds does not matter to it.
+    @Test func wrapWithoutSignDoesNotReadTheVariableForASigningTime() throws {
+        let scratch = try ScratchDirectory("shared-options")
+        let result = try wrap(scratch, ["--timestamp", "1767225600"], environment: ["SOURCE_DATE_EPOCH": "now"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.output != nil)
     }
 
     @Test func repackAndSignReadSourceDateEpochByTheSameRule() throws {

@@ -213,8 +213,9 @@ struct BatchWrapCommand: ParsableCommand {
             throw ValidationError("batch wrap needs --out-dir DIR for the wrapped apps")
         }
         if signing.isGiven && !sign {
-            throw ValidationError("--identity, --certificate and --key need --sign")
+            throw ValidationError(SigningOptionGroup.needsSign)
         }
+        if sign { try signing.validateSigningTime() }
     }
 
     func run() throws {
@@ -255,6 +256,7 @@ struct BatchSignCommand: ParsableCommand {
         if batch.output.outDir == nil {
             throw ValidationError("batch sign needs --out-dir DIR for the signed apps")
         }
+        try signing.validateSigningTime()
     }
 
     func run() throws {

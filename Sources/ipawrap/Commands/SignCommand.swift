@@ -42,6 +42,10 @@ struct SignCommand: ParsableCommand {
     @Flag(help: "Flush the output to disk before it appears (durability across power loss).")
     var fsync = false
 
+    func validate() throws {
+        try signing.validateSigningTime()
+    }
+
     func run() throws {
         let written = try reportingErrors(json: json ? ipa : nil) {
             try OutputDestination.check(output, inputs: [ipa] + checks.inputFiles + signing.inputFiles)

@@ -40,8 +40,9 @@ struct WrapCommand: ParsableCommand {
 
     func validate() throws {
         if signing.isGiven && !sign {
-            throw ValidationError("--identity, --certificate and --key need --sign")
+            throw ValidationError(SigningOptionGroup.needsSign)
         }
+        if sign { try signing.validateSigningTime() }
     }
 
     func run() throws {

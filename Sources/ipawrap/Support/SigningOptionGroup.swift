@@ -35,7 +35,15 @@ struct SigningOptionGroup: ParsableArguments {
         valueName: "seconds"))
     var signingTime: String?
 
-    var isGiven: Bool { identity != nil || certificate != nil || key != nil }
+    /// Whether any signing option is on the command line: `wrap` and `batch wrap` take them only
+    /// with `--sign` (an option that would be ignored is refused instead).
+    var isGiven: Bool {
+        identity != nil || certificate != nil || key != nil || passwordFile != nil || passwordEnv != nil
+            || !entitlements.isEmpty || signingTime != nil
+    }
+
+    /// The usage error of a signing option given to `wrap` or `batch wrap` without `--sign`.
+    static let needsSign = "the signing options (--identity, --certificate, --key, --password-file, --password-env, --entitlements, --signing-time) need --sign"
 
     /// Every file these options read, so no output can replace one of them.
     var inputFiles: [String] {
@@ -53,6 +61,12 @@ struct SigningOptionGroup: ParsableArguments {
         if passwordFile != nil && passwordEnv != nil {
             throw ValidationError("--password-file and --password-env cannot be used together")
         }
+    }
+
+    /// Refuses a `--signing-time` or `SOURCE_DATE_EPOCH` that is not seconds since 1970, before
+    /// any input; called only by the commands that sign, so a `wrap` without `--sign` never reads
+    /// the variable.
+    func validateSigningTime() throws {
         _ = try parsedSigningTime()
     }
 
