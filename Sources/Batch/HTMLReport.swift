@@ -199,12 +199,8 @@ public struct HTMLReport: Sendable {
                 html.raw("<li>")
                 html.text(profile.kind?.rawValue ?? "unknown kind")
                 if let expiry = profile.expirationDate {
-                    let state = expiryState(expiry)
-                    html.raw(", <span class=\"\(state.class)\">")
-                    html.text(state.label)
-                    html.raw(" <span class=\"date\">")
-                    html.text(String(ReportJSON.timestamp(expiry).prefix(10)))
-                    html.raw("</span></span>")
+                    html.raw(", ")
+                    writeExpiry(expiry, to: &html)
                 }
                 if profiles.count > 1 || profile.bundlePath != app?.path {
                     html.raw(" <span class=\"dim\">")
@@ -273,12 +269,9 @@ public struct HTMLReport: Sendable {
                 html.raw("</div>")
             }
             if let expiry = first.certificateExpiry {
-                let state = expiryState(expiry)
-                html.raw("<div>certificate <span class=\"\(state.class)\">")
-                html.text(state.label)
-                html.raw(" <span class=\"date\">")
-                html.text(String(ReportJSON.timestamp(expiry).prefix(10)))
-                html.raw("</span></span></div>")
+                html.raw("<div>certificate ")
+                writeExpiry(expiry, to: &html)
+                html.raw("</div>")
             }
             let profiles = Dictionary(
                 (result.report?.profiles ?? []).map { ($0.bundlePath, $0) }, uniquingKeysWith: { first, _ in first })
@@ -330,6 +323,17 @@ public struct HTMLReport: Sendable {
             html.raw("</td></tr>\n")
         }
         html.raw("</tbody>\n</table>\n</details>\n")
+    }
+
+    /// An expiry as its state (expired, expiring, valid) and its day: the profile and the
+    /// certificate columns write it alike.
+    private func writeExpiry(_ expiry: Date, to html: inout HTMLBuilder) {
+        let state = expiryState(expiry)
+        html.raw("<span class=\"\(state.class)\">")
+        html.text(state.label)
+        html.raw(" <span class=\"date\">")
+        html.text(String(ReportJSON.timestamp(expiry).prefix(10)))
+        html.raw("</span></span>")
     }
 
     /// Highlighted as `PROFILE_EXPIRED` and `PROFILE_EXPIRING` are reported (`ProfileExpiry`).

@@ -160,16 +160,13 @@ struct CodeSigner: Sendable {
         return build.minimumOS >= first ? [.sha256] : [.sha1, .sha256]
     }
 
-    /// The largest embedded Info.plist bound; a real one is a few hundred bytes.
-    static let maximumEmbeddedInfoPlist: UInt64 = 1 << 20
-
-    /// A slice's embedded Info.plist (`__TEXT,__info_plist`), or nil when it has none (or an
-    /// implausibly large one, which is then left unbound).
+    /// A slice's embedded Info.plist (`__TEXT,__info_plist`), or nil when it has none (or one over
+    /// `MachOSlice.maximumEmbeddedInfoPlistSize`, the bound readers use, which is then left unbound).
     static func embeddedInfoPlist<Source: ByteSource>(of slice: MachOSlice, from source: inout Source) throws -> [UInt8]? {
         guard let section = slice.section(segment: "__TEXT", name: "__info_plist"), !section.isZeroFill,
-            section.size > 0, section.size <= maximumEmbeddedInfoPlist
+            section.size > 0, section.size <= UInt64(MachOSlice.maximumEmbeddedInfoPlistSize)
         else { return nil }
-        return try slice.readContents(of: section, from: &source, maxBytes: Int(section.size))
+        return try slice.readEmbeddedInfoPlist(from: &source)
     }
 
     /// `__TEXT`'s file range, flagged as the main binary for an executable (and allowing

@@ -15,15 +15,9 @@ enum ZipRecordWriter {
         bytes.reserveCapacity(30 + name.count + extra.count)
         bytes.appendLE(ZipSignature.localHeader)
         bytes.appendLE(versionNeeded(method: method))
-        bytes.appendLE(flags)
-        bytes.appendLE(method)
-        bytes.appendLE(timestamp.time)
-        bytes.appendLE(timestamp.date)
-        bytes.appendLE(crc32)
-        bytes.appendLE(compressedSize)
-        bytes.appendLE(uncompressedSize)
-        bytes.appendLE(UInt16(name.count))
-        bytes.appendLE(UInt16(extra.count))
+        bytes.appendSharedFields(
+            flags: flags, method: method, timestamp: timestamp, crc32: crc32, compressedSize: compressedSize,
+            uncompressedSize: uncompressedSize, nameLength: name.count, extraLength: extra.count)
         bytes += name
         bytes += extra
         return bytes
@@ -46,15 +40,9 @@ enum ZipRecordWriter {
         bytes.appendLE(ZipSignature.centralHeader)
         bytes.appendLE(versionMadeBy)
         bytes.appendLE(needsZip64 ? 45 : versionNeeded(method: method))
-        bytes.appendLE(flags)
-        bytes.appendLE(method)
-        bytes.appendLE(timestamp.time)
-        bytes.appendLE(timestamp.date)
-        bytes.appendLE(crc32)
-        bytes.appendLE(compressedSize)
-        bytes.appendLE(uncompressedSize)
-        bytes.appendLE(UInt16(name.count))
-        bytes.appendLE(UInt16(extra.count))
+        bytes.appendSharedFields(
+            flags: flags, method: method, timestamp: timestamp, crc32: crc32, compressedSize: compressedSize,
+            uncompressedSize: uncompressedSize, nameLength: name.count, extraLength: extra.count)
         bytes.appendLE(UInt16(0))  // comment length
         bytes.appendLE(UInt16(0))  // disk number
         bytes.appendLE(UInt16(0))  // internal attributes
@@ -171,6 +159,23 @@ enum ZipRecordWriter {
 }
 
 extension Array where Element == UInt8 {
+    /// The fields a local header and a central-directory record share, in their order: from the
+    /// general-purpose flags to the extra field's length.
+    fileprivate mutating func appendSharedFields(
+        flags: UInt16, method: UInt16, timestamp: DOSTimestamp, crc32: UInt32, compressedSize: UInt32,
+        uncompressedSize: UInt32, nameLength: Int, extraLength: Int
+    ) {
+        appendLE(flags)
+        appendLE(method)
+        appendLE(timestamp.time)
+        appendLE(timestamp.date)
+        appendLE(crc32)
+        appendLE(compressedSize)
+        appendLE(uncompressedSize)
+        appendLE(UInt16(nameLength))
+        appendLE(UInt16(extraLength))
+    }
+
     mutating func appendLE<T: FixedWidthInteger>(_ value: T) {
         var little = value.littleEndian
         Swift.withUnsafeBytes(of: &little) { append(contentsOf: $0) }

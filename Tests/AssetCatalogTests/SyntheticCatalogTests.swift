@@ -275,27 +275,24 @@ struct SyntheticCatalogTests {
     /// `assets extract NAME`: a rendition's own name first, else the largest rendition of the
     /// facet of that name; nothing for a name that is neither.
     @Test func aRenditionIsFoundByItsNameOrItsFacets() throws {
-        var builder = AssetCatalogBuilder()
-        builder.addFacet("Logo")
-        for (name, side) in [("logo-small", 2), ("logo-large", 4), ("Logo", 1)] {
-            builder.addBitmap(
-                facet: "Logo", name: name, idiom: 1, scale: 2, width: side, height: side,
-                premultipliedPixels: [UInt8](repeating: 7, count: side * side * 4))
+        /// A catalog of one facet holding square renditions of the given names and sides.
+        func makeCatalog(facet: String, _ renditions: [(name: String, side: Int)]) throws -> AssetCatalog {
+            var builder = AssetCatalogBuilder()
+            builder.addFacet(facet)
+            for (name, side) in renditions {
+                builder.addBitmap(
+                    facet: facet, name: name, idiom: 1, scale: 2, width: side, height: side,
+                    premultipliedPixels: [UInt8](repeating: 7, count: side * side * 4))
+            }
+            return try AssetCatalog(bytes: builder.build().bytes)
         }
-        let catalog = try AssetCatalog(bytes: builder.build().bytes)
+        let catalog = try makeCatalog(facet: "Logo", [("logo-small", 2), ("logo-large", 4), ("Logo", 1)])
         #expect(catalog.rendition(namedOrFacet: "logo-small")?.width == 2)
         // The rendition called `Logo` wins over the facet of that name, whose largest is 4x4.
         #expect(catalog.rendition(namedOrFacet: "Logo")?.width == 1)
         #expect(catalog.rendition(namedOrFacet: "nothing") == nil)
 
-        var byFacet = AssetCatalogBuilder()
-        byFacet.addFacet("Badge")
-        for (name, side) in [("badge-a", 3), ("badge-b", 5), ("badge-c", 4)] {
-            byFacet.addBitmap(
-                facet: "Badge", name: name, idiom: 1, scale: 2, width: side, height: side,
-                premultipliedPixels: [UInt8](repeating: 9, count: side * side * 4))
-        }
-        let facets = try AssetCatalog(bytes: byFacet.build().bytes)
+        let facets = try makeCatalog(facet: "Badge", [("badge-a", 3), ("badge-b", 5), ("badge-c", 4)])
         #expect(facets.rendition(namedOrFacet: "Badge")?.name == "badge-b")
     }
 
