@@ -7,7 +7,7 @@ import XMLSupport
 /// error. A pure function of its inputs: the same reports give the same bytes.
 public enum JUnitRendering {
     /// `command` is `check` or `wrap`: the wrap area is a testcase only for `wrap`. `catalogue`
-    /// is every code by area (`Checks`' `FindingCode.areas`).
+    /// is every code by area (`FindingCode.areas`).
     public static func render(_ subjects: [ReportSubject], command: String, catalogue: [(name: String, codes: [FindingCode])]) -> String {
         var areaOfCode: [String: String] = [:]
         for (area, codes) in catalogue {
