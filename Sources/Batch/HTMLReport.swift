@@ -231,7 +231,7 @@ public struct HTMLReport: Sendable {
             }
             for finding in report?.findings ?? [] {
                 items.append((finding.severity, finding.code, finding.message,
-                              finding.remedy ?? FindingCode.named(finding.code)?.remedy))
+                              finding.remedy ?? finding.findingCode?.remedy))
             }
             guard !items.isEmpty else { html.raw("<span class=\"dim\">none</span>"); return }
             html.raw("<ul>")
@@ -303,7 +303,7 @@ public struct HTMLReport: Sendable {
             }
             for finding in result.report?.findings ?? [] where seen.insert(finding.code).inserted {
                 // The code's own remedy: one app's remedy names that app's bundle and files.
-                let remedy = FindingCode.named(finding.code)?.remedy ?? finding.remedy
+                let remedy = finding.findingCode?.remedy ?? finding.remedy
                 apps[finding.code, default: (finding.severity, 0, remedy)].count += 1
             }
         }

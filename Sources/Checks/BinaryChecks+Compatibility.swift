@@ -119,12 +119,12 @@ struct Compatibility {
 
         for (path, evidence) in privateCopies.entries {
             report.findings.append(Finding(
-                .privateSQLite, .binary(.privateSQLite(path: path, evidence: evidence)),
+                .binary(.privateSQLite(path: path, evidence: evidence)),
                 path: path))
         }
         for (path, evidence) in sqlcipher.entries {
             report.findings.append(Finding(
-                .sqlcipherPresent, .binary(.sqlcipher(path: path, evidence: evidence)),
+                .binary(.sqlcipher(path: path, evidence: evidence)),
                 path: path))
         }
     }
@@ -156,7 +156,7 @@ struct Compatibility {
             let banner = binary.prefixedStrings.first(where: Self.isOpenSSLBanner)
             guard !symbols.isEmpty || banner != nil else { continue }
             report.findings.append(Finding(
-                .opensslStatic, .binary(.opensslStatic(binaryPath: binary.path, symbols: symbols, banner: banner)),
+                .binary(.opensslStatic(binaryPath: binary.path, symbols: symbols, banner: banner)),
                 path: location(binary)))
         }
     }
@@ -182,7 +182,7 @@ struct Compatibility {
         for binary in binaries {
             guard let library = binary.referencedClasses[Self.webViewClass] else { continue }
             report.findings.append(Finding(
-                .uiWebViewUsed, .binary(.uiWebView(binaryPath: binary.path, library: library)),
+                .binary(.uiWebView(binaryPath: binary.path, library: library)),
                 path: location(binary)))
         }
     }
@@ -191,7 +191,7 @@ struct Compatibility {
         for binary in binaries where !binary.selectors.isEmpty {
             let selectors = Self.backgroundSelectors.filter { binary.selectors.contains($0) }
             report.findings.append(Finding(
-                .urlSessionBackground, .binary(.urlSessionBackground(binaryPath: binary.path, selectors: selectors)),
+                .binary(.urlSessionBackground(binaryPath: binary.path, selectors: selectors)),
                 path: location(binary)))
         }
     }
@@ -233,7 +233,7 @@ struct Compatibility {
         let found: [(BinaryDetail.CrossPlatformFramework, [String])] = [(.flutter, flutter), (.reactNative, reactNative), (.cordova, cordova)]
         for (framework, evidence) in found where !evidence.isEmpty {
             report.findings.append(Finding(
-                .crossPlatformFramework, .binary(.crossPlatform(appPath: app, framework: framework, evidence: evidence)),
+                .binary(.crossPlatform(appPath: app, framework: framework, evidence: evidence)),
                 path: app))
         }
 
@@ -248,7 +248,7 @@ struct Compatibility {
         }
         if !xamarin.isEmpty {
             report.findings.append(Finding(
-                .crossPlatformXamarin, .binary(.xamarin(appPath: app, evidence: xamarin)),
+                .binary(.xamarin(appPath: app, evidence: xamarin)),
                 path: app))
         }
     }

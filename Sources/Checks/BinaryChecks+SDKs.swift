@@ -31,7 +31,6 @@ struct SDKDetection {
                 versionFindings(family, frameworks: ownFrameworks, toolkit: toolkitVersion, to: &report)
                 for (binary, classes) in statics {
                     report.findings.append(Finding(
-                        .sdkStaticUnversioned,
                         .binary(.sdkStatic(
                             binaryPath: binary.path, family: family.name, classes: classes, toolkit: toolkitVersion)),
                         path: binary.path))
@@ -43,7 +42,6 @@ struct SDKDetection {
         let management = present.filter(\.family.isManagement)
         if management.count >= 2 {
             report.findings.append(Finding(
-                .multipleManagementSDKs,
                 .binary(.multipleManagementSDKs(
                     appPath: context.archive.app.path,
                     families: management.map { BinaryDetail.SDKEvidence(family: $0.family.name, evidence: $0.evidence) })),
@@ -89,7 +87,6 @@ struct SDKDetection {
         for found in frameworks {
             guard let text = found.version, let version = SDKVersion(text) else {
                 report.findings.append(Finding(
-                    .sdkVersionUnknown,
                     .binary(.sdkVersionUnknown(
                         frameworkPath: found.bundle.path, family: family.name, version: found.version, toolkit: toolkit)),
                     path: found.bundle.path))
@@ -98,7 +95,6 @@ struct SDKDetection {
             versions.append((found, version))
             if version != toolkit.version {
                 report.findings.append(Finding(
-                    .sdkVersionMismatch,
                     .binary(.sdkVersionMismatch(
                         frameworkPath: found.bundle.path, family: family.name, version: text, toolkit: toolkit)),
                     path: found.bundle.path,
@@ -108,7 +104,6 @@ struct SDKDetection {
         }
         if Set(versions.map(\.1)).count > 1 {
             report.findings.append(Finding(
-                .sdkVersionInconsistent,
                 .binary(.sdkVersionInconsistent(
                     appPath: context.archive.app.path, family: family.name,
                     frameworks: versions.map { BinaryDetail.FrameworkVersion(name: $0.0.name, version: $0.0.version) })),
@@ -152,7 +147,7 @@ struct SDKDetection {
                 settings["MultiIdentity"]?.lenientBool == true
             else { continue }
             report.findings.append(Finding(
-                .intuneMultiIdentity, .binary(.intuneMultiIdentity(bundlePath: bundle.path)),
+                .binary(.intuneMultiIdentity(bundlePath: bundle.path)),
                 path: bundle.path + "/Info.plist"))
         }
     }

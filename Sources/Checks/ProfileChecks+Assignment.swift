@@ -24,7 +24,6 @@ extension ProfileChecks {
                 usedBundleIDs.insert(identifier)
                 if isApp, let plain = profiles.app {
                     findings.append(Finding(
-                        .profileOptionUnused,
                         .profile(.optionShadowed(path: plain.path, bundleIdentifier: identifier, givenPath: given.path)),
                         path: plain.path))
                 }
@@ -51,7 +50,6 @@ extension ProfileChecks {
         }
         for (identifier, given) in profiles.byBundleID.sorted(by: { $0.key < $1.key }) where !usedBundleIDs.contains(identifier) {
             findings.append(Finding(
-                .profileOptionUnused,
                 .profile(.optionUnmatched(
                     bundleIdentifier: identifier, path: given.path, knownIdentifiers: signed.compactMap(\.bundleIdentifier))),
                 path: given.path))
@@ -95,7 +93,6 @@ extension ProfileChecks {
         let tied = ranked.dropFirst().filter { $0.match == best.match }
         if !tied.isEmpty {
             findings.append(Finding(
-                .profileAmbiguous,
                 .profile(.ambiguous(
                     directory: profiles.directory, bundlePath: bundle.path, bundleIdentifier: identifier,
                     chosen: describe(best.loaded.profile, file: best.loaded.path), alsoMatching: tied.map(\.loaded.path))),
@@ -117,13 +114,11 @@ extension ProfileChecks {
             // Trouble reading the archive itself is not about the profile.
             if error.category == .io, !(error is ProfileError) { throw error }
             findings.append(Finding(
-                .profileUnreadable,
                 .profile(.embeddedUnreadable(path: path, bundlePath: bundle.path, reason: "\(error)", code: error.code)),
                 path: path))
             return nil
         } catch {
             findings.append(Finding(
-                .profileUnreadable,
                 .profile(.embeddedUnreadable(path: path, bundlePath: bundle.path, reason: "\(error)", code: nil)),
                 path: path))
             return nil
@@ -136,7 +131,6 @@ extension ProfileChecks {
                 + "\(bundle.folderName)/embedded.mobileprovision."
         }
         return Finding(
-            .profileMissing,
             .profile(.missing(
                 bundlePath: bundle.path, bundleIdentifier: identifier, kind: bundle.kind, directory: profiles.directory,
                 directoryProfileCount: profiles.directoryProfiles.count)),

@@ -26,17 +26,15 @@ extension ProfileChecks {
             // A damaged signature hides what the bundle is entitled to: say so rather than
             // report a clean bundle.
             return [Finding(
-                .signedEntitlementsUnreadable,
                 .profile(.signatureUnreadable(executablePath: path, architecture: architecture, reason: reason)), path: path)]
         case .entitlementsUnreadable(let reason):
             return [Finding(
-                .signedEntitlementsUnreadable, .profile(.signedEntitlementsUnreadable(executablePath: path, reason: reason)),
+                .profile(.signedEntitlementsUnreadable(executablePath: path, reason: reason)),
                 path: path)]
         }
         let missing = signed.keys.filter { assignment.profile.entitlements[$0] == nil }.sorted()
         guard !missing.isEmpty else { return [] }
         return [Finding(
-            .entitlementNotInProfile,
             .profile(.entitlementsNotGranted(
                 executablePath: path, profile: describe(assignment.profile, file: assignment.file), entitlements: missing)),
             path: path)]
@@ -88,12 +86,11 @@ extension ProfileChecks {
             + "in the Apple Developer portal and regenerate the profile."
         if let value {
             return [Finding(
-                .dataProtectionNotEnabled,
                 .profile(.dataProtectionWeaker(profile: subject, key: dataProtectionKey, value: "\(value)")),
                 path: assignment.file, severity: .info, remedy: remedy)]
         }
         return [Finding(
-            .dataProtectionNotEnabled, .profile(.dataProtectionNotGranted(profile: subject, key: dataProtectionKey)),
+            .profile(.dataProtectionNotGranted(profile: subject, key: dataProtectionKey)),
             path: assignment.file, remedy: remedy)]
     }
 }

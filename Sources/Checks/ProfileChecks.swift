@@ -93,7 +93,6 @@ enum ProfileChecks {
                 }
             }
             findings.append(Finding(
-                .appIDWildcard,
                 .profile(.wildcardAppID(
                     profile: reference, bundlePath: bundle?.path, appID: appID.rawValue,
                     stem: appID.kind == .fullWildcard ? nil : appID.wildcardStem ?? "", accepted: allowWildcard,
@@ -104,11 +103,9 @@ enum ProfileChecks {
         switch ProfileExpiry(expiration: profile.expirationDate, at: now) {
         case .expired:
             findings.append(Finding(
-                .profileExpired,
                 .profile(.expired(profile: reference, bundlePath: bundle?.path, expiration: profile.expirationDate)), path: file))
         case .expiring(let seconds):
             findings.append(Finding(
-                .profileExpiring,
                 .profile(.expiring(
                     profile: reference, bundlePath: bundle?.path, expiration: profile.expirationDate,
                     days: Int((seconds / 86_400).rounded(.down)))),
@@ -119,7 +116,7 @@ enum ProfileChecks {
 
         if !profile.isForIOS {
             findings.append(Finding(
-                .profileNotForIOS, .profile(.notForIOS(profile: reference, bundlePath: bundle?.path, platforms: profile.platforms)),
+                .profile(.notForIOS(profile: reference, bundlePath: bundle?.path, platforms: profile.platforms)),
                 path: file))
         }
 
@@ -131,19 +128,18 @@ enum ProfileChecks {
                     name: $0.commonName ?? $0.subject, serialNumber: $0.serialNumber, expiration: $0.notValidAfter)
             }
             findings.append(Finding(
-                .profileCertificateExpired,
                 .profile(.certificatesExpired(profile: reference, certificates: listed, total: certificates.count)),
                 path: file, severity: expired.count == certificates.count ? .warning : .info))
         }
         let wrongTypes = EntitlementRules.typeProblems(in: profile.entitlements, profileWildcards: true)
         if !wrongTypes.isEmpty {
             findings.append(Finding(
-                .profileEntitlementType, .profile(.entitlementTypes(profile: reference, problems: wrongTypes.map(\.description))),
+                .profile(.entitlementTypes(profile: reference, problems: wrongTypes.map(\.description))),
                 path: file))
         }
         if certificates.isEmpty || !profile.certificateProblems.isEmpty {
             findings.append(Finding(
-                .profileCertificateInvalid, .profile(.certificatesInvalid(profile: reference, problems: profile.certificateProblems)),
+                .profile(.certificatesInvalid(profile: reference, problems: profile.certificateProblems)),
                 path: file))
         }
         return findings
@@ -155,7 +151,6 @@ enum ProfileChecks {
         let appID = assignment.profile.applicationIdentifier
         guard let identifier = bundle.bundleIdentifier, !appID.matches(identifier) else { return [] }
         return [Finding(
-            .appIDMismatch,
             .profile(.appIDMismatch(
                 bundlePath: bundle.path, bundleIdentifier: identifier,
                 profile: describe(assignment.profile, file: assignment.file), appID: appID.rawValue,
@@ -175,7 +170,7 @@ enum ProfileChecks {
         let reference = teams.first { $0.0.bundle.kind == .app }?.1 ?? mostCommon(teams.map(\.1))
         let odd = teams.filter { $0.1 != reference }
         let others = odd.map { ProfileDetail.BundleTeam(bundlePath: $0.0.bundle.path, team: $0.1, profileFile: $0.0.file) }
-        return [Finding(.teamMismatch, .profile(.teamMismatch(appTeam: reference, others: others)), path: app.path)]
+        return [Finding(.profile(.teamMismatch(appTeam: reference, others: others)), path: app.path)]
     }
 
     // MARK: Helpers

@@ -21,7 +21,7 @@ public enum InstallRules {
         var findings: [Finding] = []
         let app = archive.app
         if let evidence = SimulatorBuild.evidence(slices: executables[app.path] ?? [], info: app.info) {
-            findings.append(Finding(.platformSimulator, .bundle(.simulatorBuild(appPath: app.path, evidence: evidence)), path: app.path))
+            findings.append(Finding(.bundle(.simulatorBuild(appPath: app.path, evidence: evidence)), path: app.path))
         }
         let byPath = Dictionary(archive.allBundles.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         for bundle in archive.allBundles where bundle.kind.needsProfile && bundle.info != nil {
@@ -30,19 +30,18 @@ public enum InstallRules {
             if bundle.kind == .watch, let parent { findings += watchFindings(bundle, companion: parent) }
             if bundle.kind == .appex && !declaresExtensionPoint(bundle) {
                 findings.append(Finding(
-                    .installExtensionPointMissing, .install(.extensionPointMissing(bundle: bundle.path)),
+                    .install(.extensionPointMissing(bundle: bundle.path)),
                     path: bundle.path + "/Info.plist"))
             }
             if bundle.buildVersion?.isEmpty ?? true {
                 findings.append(Finding(
-                    .installBundleVersionMissing, .install(.bundleVersionMissing(bundle: bundle.path)),
+                    .install(.bundleVersionMissing(bundle: bundle.path)),
                     path: bundle.path + "/Info.plist"))
             }
             if let slices = executables[bundle.path], !slices.isEmpty, requiredCapabilities(bundle).contains("arm64"),
                 !slices.contains(where: \.isARM64)
             {
                 findings.append(Finding(
-                    .installCapabilityUnmet,
                     .install(.capabilityUnmet(bundle: bundle.path, capability: "arm64", architectures: slices.map(\.architecture.name))),
                     path: bundle.path + "/Info.plist"))
             }
@@ -57,7 +56,6 @@ public enum InstallRules {
             !identifier.hasPrefix(parentID + ".")
         else { return [] }
         return [Finding(
-            .extensionIDNotPrefixed,
             .profile(.extensionIDNotPrefixed(
                 bundlePath: bundle.path, bundleIdentifier: identifier, containerKind: parent.kind, containerIdentifier: parentID)),
             path: bundle.path,
@@ -78,13 +76,13 @@ public enum InstallRules {
         let info = watch.info
         if info?["WKWatchKitApp"]?.bool != true && info?["WKApplication"]?.bool != true {
             findings.append(Finding(
-                .installWatchKitAppInvalid, .install(.watchKitAppInvalid(bundle: watch.path)), path: watch.path + "/Info.plist"))
+                .install(.watchKitAppInvalid(bundle: watch.path)), path: watch.path + "/Info.plist"))
         }
         // A single-target watch app (WKApplication) may stand alone; a companion it names must be this app.
         let named = info?["WKCompanionAppBundleIdentifier"]?.string
         if let container = companion.bundleIdentifier, named != container, named != nil || info?["WKApplication"]?.bool != true {
             findings.append(Finding(
-                .installWatchCompanionMismatch, .install(.watchCompanionMismatch(bundle: watch.path, value: named, container: container)),
+                .install(.watchCompanionMismatch(bundle: watch.path, value: named, container: container)),
                 path: watch.path + "/Info.plist"))
         }
         return findings
@@ -126,7 +124,7 @@ public enum InstallRules {
                 switch profile.distribution {
                 case .appstore:
                     findings.append(Finding(
-                        .installAppStoreProfile, .install(.appStoreProfile(bundle: bundle.path, profileName: name)), path: bundle.path))
+                        .install(.appStoreProfile(bundle: bundle.path, profileName: name)), path: bundle.path))
                 case .enterprise:
                     continue
                 default:
@@ -135,7 +133,6 @@ public enum InstallRules {
                     let missing = options.devices.filter { !listed.contains($0.lowercased()) }
                     if !missing.isEmpty {
                         findings.append(Finding(
-                            .installDeviceNotProvisioned,
                             .install(.devicesNotProvisioned(
                                 bundle: bundle.path, profileName: name, kind: profile.distribution.rawValue, devices: missing,
                                 provisioned: listed.count)),
@@ -148,7 +145,7 @@ public enum InstallRules {
             let app = archive.app
             if let text = app.minimumOSVersion, let minimum = InstallOptions.OSVersion(text), os < minimum {
                 findings.append(Finding(
-                    .installOSTooOld, .install(.osTooOld(bundle: app.path, minimum: minimum.description, os: os.description)),
+                    .install(.osTooOld(bundle: app.path, minimum: minimum.description, os: os.description)),
                     path: app.path + "/Info.plist"))
             }
             if os.major >= 11 {
@@ -157,7 +154,6 @@ public enum InstallRules {
                         let executable = bundle.executablePath
                     else { continue }
                     findings.append(Finding(
-                        .installNoARM64,
                         .install(.noARM64(executable: executable, architectures: slices.map(\.architecture.name), os: os.description)),
                         path: executable))
                 }
@@ -180,18 +176,15 @@ public enum InstallRules {
         let path = bundle.path + "/embedded.mobileprovision"
         if profile.isExpired(at: date) {
             findings.append(Finding(
-                .installProfileExpired,
                 .install(.profileExpired(bundle: bundle.path, profileName: name, expiration: profile.expirationDate)), path: path))
         }
         if let team = profile.teamIdentifier, let signingTeam, team != signingTeam {
             findings.append(Finding(
-                .installProfileTeamMismatch,
                 .install(.profileTeamMismatch(bundle: bundle.path, profileName: name, profileTeam: team, signingTeam: signingTeam)),
                 path: path))
         }
         if isApp && options.devices.isEmpty {
             findings.append(Finding(
-                .installProfileDevices,
                 .install(.profileDevices(
                     bundle: bundle.path, profileName: name, kind: profile.distribution.rawValue,
                     provisionsAll: profile.provisionsAllDevices, count: profile.provisionedDevices?.count ?? 0)),

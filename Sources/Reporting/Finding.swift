@@ -18,13 +18,11 @@ public enum Severity: String, Codable, Sendable, Comparable, CaseIterable {
 }
 
 /// One result of a check: what was found, where, and what to do about it. Checks produce
-/// findings as data (the facts in `detail`, typed per area); the message is computed from them,
-/// and the renderers read these values, never the text.
+/// findings as data (the facts in `detail`, typed per area); the detail names the code and
+/// computes the message, and the renderers read these values, never the text.
 public struct Finding: Codable, Sendable, Hashable {
-    /// A stable code of `FindingCode.all` (docs/finding-codes.md), e.g. `APP_ID_WILDCARD`.
-    public var code: String
     public var severity: Severity
-    /// The facts, by area; `message` is their sentence.
+    /// The facts, by area: they name the code (`findingCode`) and `message` is their sentence.
     public var detail: FindingDetail
     /// The archive path (or file) the finding is about.
     public var path: String?
@@ -33,47 +31,48 @@ public struct Finding: Codable, Sendable, Hashable {
     /// The error a device would give for it (installd's or amfid's), when one is known.
     public var installError: InstallError?
 
+    /// The code's stable name (`FindingCode.all`, docs/finding-codes.md), e.g. `APP_ID_WILDCARD`.
+    public var code: String { detail.codeName }
+    /// The code, typed: the detail's own, or the catalogue's for a finding read back from JSON
+    /// (nil only for a code this build does not know).
+    public var findingCode: FindingCode? { detail.code }
     /// One or two sentences naming the bundle or file and what is wrong, from `detail`.
     public var message: String { detail.message }
 
+    /// A finding with its code's severity, remedy and device error, unless given.
     public init(
-        code: String, severity: Severity, detail: FindingDetail, path: String? = nil, remedy: String? = nil,
+        _ detail: FindingDetail, path: String? = nil, severity: Severity? = nil, remedy: String? = nil,
         installError: InstallError? = nil
     ) {
-        self.code = code
-        self.severity = severity
+        let code = detail.code
+        // Only a recorded finding can lack a code, and it is built with its severity (below).
+        self.severity = severity ?? code?.severity ?? .warning
         self.detail = detail
         self.path = path
-        self.remedy = remedy
-        self.installError = installError
+        self.remedy = remedy ?? code?.remedy
+        self.installError = installError ?? code?.installError
     }
 
-    /// A finding with the catalogue's severity, remedy and device error for `code`.
-    public init(
-        _ code: FindingCode, _ detail: FindingDetail, path: String? = nil, severity: Severity? = nil, remedy: String? = nil,
-        installError: InstallError? = nil
-    ) {
-        self.init(
-            code: code.rawValue, severity: severity ?? code.severity, detail: detail, path: path,
-            remedy: remedy ?? code.remedy, installError: installError ?? code.installError)
-    }
-
-    /// A finding whose facts are not typed (`FindingDetail.text`): one read back from JSON, or
+    /// A finding whose facts are not typed (`FindingDetail.recorded`): one read back from JSON, or
     /// a test's. Internal, so a check cannot skip its area's typed detail.
     init(code: String, severity: Severity, message: String, path: String? = nil, remedy: String? = nil) {
-        self.init(code: code, severity: severity, detail: .text(message), path: path, remedy: remedy)
+        self.severity = severity
+        self.detail = .recorded(RecordedFinding(code: code, message: message))
+        self.path = path
+        self.remedy = remedy
     }
 
     /// A finding with the catalogue's severity and remedy for `code` and an untyped message (tests).
     init(_ code: FindingCode, message: String, path: String? = nil, severity: Severity? = nil, remedy: String? = nil) {
-        self.init(code, .text(message), path: path, severity: severity, remedy: remedy)
+        self.init(code: code.rawValue, severity: severity ?? code.severity, message: message, path: path, remedy: remedy ?? code.remedy)
+        installError = code.installError
     }
 
     enum CodingKeys: String, CodingKey {
         case code, severity, message, path, remedy, installError
     }
 
-    /// JSON carries the message, not the facts: a finding read back has a `.text` detail.
+    /// JSON carries the message, not the facts: a finding read back has a `.recorded` detail.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(

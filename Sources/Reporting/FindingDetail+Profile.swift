@@ -94,6 +94,29 @@ public enum ProfileDetail: Sendable, Hashable {
         }
     }
 
+    /// The code these facts are reported under.
+    public var code: FindingCode {
+        switch self {
+        case .wildcardAppID: .appIDWildcard
+        case .expired: .profileExpired
+        case .expiring: .profileExpiring
+        case .notForIOS: .profileNotForIOS
+        case .certificatesExpired: .profileCertificateExpired
+        case .certificatesInvalid: .profileCertificateInvalid
+        case .entitlementTypes: .profileEntitlementType
+        case .appIDMismatch: .appIDMismatch
+        case .teamMismatch: .teamMismatch
+        case .extensionIDNotPrefixed: .extensionIDNotPrefixed
+        case .optionShadowed, .optionUnmatched: .profileOptionUnused
+        case .ambiguous: .profileAmbiguous
+        case .embeddedUnreadable: .profileUnreadable
+        case .missing: .profileMissing
+        case .signatureUnreadable, .signedEntitlementsUnreadable: .signedEntitlementsUnreadable
+        case .entitlementsNotGranted: .entitlementNotInProfile
+        case .dataProtectionWeaker, .dataProtectionNotGranted: .dataProtectionNotEnabled
+        }
+    }
+
     public var message: String {
         switch self {
         case .wildcardAppID(let profile, let bundlePath, let appID, let stem, let accepted, let grantsPushNotifications):

@@ -4,7 +4,7 @@ import Foundation
 /// per code of the finding catalogue (its summary as description, its remedy as help), one result
 /// per finding, located at the archive path inside the IPA (an artifact nested in the IPA's), and
 /// inputs that could not be read as error notifications of the invocation. A pure function of
-/// its inputs; keys are sorted, so the same reports give the same bytes. `Checks` passes its
+/// its inputs; keys are sorted, so the same reports give the same bytes. `render(_:tool:)` passes the
 /// catalogue (`FindingCode.all`).
 public enum SARIFRendering {
     public static func render(_ subjects: [ReportSubject], tool: Report.Tool, catalogue: [FindingCode]) throws -> String {
@@ -28,10 +28,13 @@ public enum SARIFRendering {
                 if let known = ruleIndex[finding.code] {
                     index = known
                 } else {
-                    // A code outside the catalogue (none should be): a rule of its own, so the log stays valid.
+                    // A code outside the catalogue given (a check's never is: `FindingCode.all` holds every
+                    // detail's code): a rule of its own, from the typed code when there is one, so the
+                    // log stays valid; a recorded code this build does not know has only its name.
                     index = rules.count
                     ruleIndex[finding.code] = index
-                    rules.append(Rule(id: finding.code, summary: finding.code, remedy: finding.remedy, severity: finding.severity))
+                    rules.append(finding.findingCode.map(Rule.init)
+                        ?? Rule(id: finding.code, summary: finding.code, remedy: finding.remedy, severity: finding.severity))
                 }
                 var location = PhysicalLocationHolder(uri: uri(forFile: subject.path), index: inputIndex)
                 if let path = finding.path, !path.isEmpty {

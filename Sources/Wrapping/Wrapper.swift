@@ -52,18 +52,16 @@ public enum Wrapper {
         let alreadyWrapped = archive.entry(bundlePath) != nil || archive.archive.zip.isFolder(bundlePath)
         if alreadyWrapped && !request.rewrap {
             report.findings.append(Finding(
-                .alreadyWrapped, .wrapping(.alreadyWrapped(appPath: archive.app.path, policyFolder: PolicyBundle.folderName)),
+                .wrapping(.alreadyWrapped(appPath: archive.app.path, policyFolder: PolicyBundle.folderName)),
                 path: bundlePath))
         }
         if archive.app.isSigned, request.signing == nil, let broken = brokenSeal(of: archive) {
             report.findings.append(Finding(
-                .signatureInvalidated,
                 .wrapping(.signatureInvalidated(appPath: archive.app.path, policyFolder: PolicyBundle.folderName, seal: broken)),
                 path: archive.app.path + "/_CodeSignature/CodeResources"))
         }
         if let requested = request.mode, requested != template.mode {
             report.findings.append(Finding(
-                .policyModeDiffers,
                 .wrapping(.policyModeDiffers(requested: requested, policyMode: template.mode, policyName: templateName)),
                 path: nil))
         }
