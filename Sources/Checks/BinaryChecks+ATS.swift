@@ -25,7 +25,7 @@ extension ATSSettings {
             guard settings.lift(minimumMajor: minimum) != nil else { continue }
             report.findings.append(Finding(
                 .binary(.appTransportSecurity(bundlePath: bundle.path, settings: settings, minimumMajor: minimum)),
-                path: bundle.path + "/Info.plist"))
+                at: .archive(bundle.path + "/Info.plist")))
         }
     }
 

@@ -120,12 +120,12 @@ struct Compatibility {
         for (path, evidence) in privateCopies.entries {
             report.findings.append(Finding(
                 .binary(.privateSQLite(path: path, evidence: evidence)),
-                path: path))
+                at: .archive(path)))
         }
         for (path, evidence) in sqlcipher.entries {
             report.findings.append(Finding(
                 .binary(.sqlcipher(path: path, evidence: evidence)),
-                path: path))
+                at: .archive(path)))
         }
     }
 
@@ -157,7 +157,7 @@ struct Compatibility {
             guard !symbols.isEmpty || banner != nil else { continue }
             report.findings.append(Finding(
                 .binary(.opensslStatic(binaryPath: binary.path, symbols: symbols, banner: banner)),
-                path: location(binary)))
+                at: .archive(location(binary))))
         }
     }
 
@@ -183,7 +183,7 @@ struct Compatibility {
             guard let library = binary.referencedClasses[Self.webViewClass] else { continue }
             report.findings.append(Finding(
                 .binary(.uiWebView(binaryPath: binary.path, library: library)),
-                path: location(binary)))
+                at: .archive(location(binary))))
         }
     }
 
@@ -192,7 +192,7 @@ struct Compatibility {
             let selectors = Self.backgroundSelectors.filter { binary.selectors.contains($0) }
             report.findings.append(Finding(
                 .binary(.urlSessionBackground(binaryPath: binary.path, selectors: selectors)),
-                path: location(binary)))
+                at: .archive(location(binary))))
         }
     }
 
@@ -234,7 +234,7 @@ struct Compatibility {
         for (framework, evidence) in found where !evidence.isEmpty {
             report.findings.append(Finding(
                 .binary(.crossPlatform(appPath: app, framework: framework, evidence: evidence)),
-                path: app))
+                at: .archive(app)))
         }
 
         var xamarin: [String] = []
@@ -249,7 +249,7 @@ struct Compatibility {
         if !xamarin.isEmpty {
             report.findings.append(Finding(
                 .binary(.xamarin(appPath: app, evidence: xamarin)),
-                path: app))
+                at: .archive(app)))
         }
     }
 }

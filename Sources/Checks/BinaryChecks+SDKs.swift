@@ -33,7 +33,7 @@ struct SDKDetection {
                     report.findings.append(Finding(
                         .binary(.sdkStatic(
                             binaryPath: binary.path, family: family.name, classes: classes, toolkit: toolkitVersion)),
-                        path: binary.path))
+                        at: .archive(binary.path)))
                 }
             }
             let evidence = self.evidence(of: family, frameworks: ownFrameworks, statics: statics)
@@ -45,7 +45,7 @@ struct SDKDetection {
                 .binary(.multipleManagementSDKs(
                     appPath: context.archive.app.path,
                     families: management.map { BinaryDetail.SDKEvidence(family: $0.family.name, evidence: $0.evidence) })),
-                path: context.archive.app.path))
+                at: .archive(context.archive.app.path)))
         }
         multiIdentity(to: &report)
     }
@@ -89,7 +89,7 @@ struct SDKDetection {
                 report.findings.append(Finding(
                     .binary(.sdkVersionUnknown(
                         frameworkPath: found.bundle.path, family: family.name, version: found.version, toolkit: toolkit)),
-                    path: found.bundle.path))
+                    at: .archive(found.bundle.path)))
                 continue
             }
             versions.append((found, version))
@@ -97,7 +97,7 @@ struct SDKDetection {
                 report.findings.append(Finding(
                     .binary(.sdkVersionMismatch(
                         frameworkPath: found.bundle.path, family: family.name, version: text, toolkit: toolkit)),
-                    path: found.bundle.path,
+                    at: .archive(found.bundle.path),
                     remedy: "Wrap the app with the MDX Toolkit \(text), the SDK's version (--toolkit-version \(text)), "
                         + "or have the vendor wrap it as an ISV app in Premium or General mode and ship it pre-wrapped."))
             }
@@ -107,7 +107,7 @@ struct SDKDetection {
                 .binary(.sdkVersionInconsistent(
                     appPath: context.archive.app.path, family: family.name,
                     frameworks: versions.map { BinaryDetail.FrameworkVersion(name: $0.0.name, version: $0.0.version) })),
-                path: context.archive.app.path))
+                at: .archive(context.archive.app.path)))
         }
     }
 
@@ -148,7 +148,7 @@ struct SDKDetection {
             else { continue }
             report.findings.append(Finding(
                 .binary(.intuneMultiIdentity(bundlePath: bundle.path)),
-                path: bundle.path + "/Info.plist"))
+                at: .archive(bundle.path + "/Info.plist")))
         }
     }
 }

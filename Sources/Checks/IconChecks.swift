@@ -14,16 +14,16 @@ enum IconChecks {
             report.findings.append(Finding(
                 .icon(.referenceMissing(
                     appPath: context.archive.app.path, source: missing.source, name: missing.name, candidates: missing.candidates)),
-                path: context.archive.app.path + "/Info.plist"))
+                at: .archive(context.archive.app.path + "/Info.plist")))
         }
         for unreadable in resolution.unreadable {
             report.findings.append(Finding(
                 .icon(.unreadable(path: unreadable.path, reason: unreadable.reason)),
-                path: unreadable.path))
+                at: .archive(unreadable.path)))
         }
         if resolution.icon == nil {
             report.findings.append(Finding(
-                .icon(.notFound(appPath: context.archive.app.path)), path: context.archive.app.path))
+                .icon(.notFound(appPath: context.archive.app.path)), at: .archive(context.archive.app.path)))
         }
     }
 }
@@ -36,18 +36,18 @@ enum BundleChecks {
         if !context.platform.isWrappable {
             report.findings.append(Finding(
                 .bundle(.platformUnsupported(appPath: context.archive.app.path, platform: context.platform)),
-                path: context.archive.app.path))
+                at: .archive(context.archive.app.path)))
         }
         for bundle in context.archive.nestedBundles {
             if let reason = bundle.noCodeReason {
                 report.findings.append(Finding(
                     .bundle(.noCode(bundlePath: bundle.path, kind: bundle.kind, reason: reason)),
-                    path: bundle.path))
+                    at: .archive(bundle.path)))
             } else if let problem = bundle.infoPlistProblem {
                 // An extension, watch app or app clip without one cannot be signed or installed.
                 report.findings.append(Finding(
                     .bundle(.nestedBundleUnreadable(bundlePath: bundle.path, problem: problem.description)),
-                    path: bundle.path + "/Info.plist", severity: bundle.kind.needsProfile ? .error : nil))
+                    at: .archive(bundle.path + "/Info.plist"), severity: bundle.kind.needsProfile ? .error : nil))
             }
         }
         for bundle in context.archive.allBundles {
@@ -55,7 +55,7 @@ enum BundleChecks {
             if let problem = bundle.bundleIdentifierProblem, bundle.noCodeReason == nil {
                 report.findings.append(Finding(
                     .bundle(.bundleIdentifierInvalid(bundlePath: bundle.path, problem: problem)),
-                    path: plistPath))
+                    at: .archive(plistPath)))
             }
             switch bundle.executableProblem {
             case nil:
@@ -64,14 +64,14 @@ enum BundleChecks {
                 break  // BUNDLE_HAS_NO_CODE above
             case .notNamed?:
                 report.findings.append(Finding(
-                    .bundle(.executableNotNamed(bundlePath: bundle.path)), path: plistPath))
+                    .bundle(.executableNotNamed(bundlePath: bundle.path)), at: .archive(plistPath)))
             case .invalidName(let reason)?:
                 report.findings.append(Finding(
-                    .bundle(.executableInvalid(bundlePath: bundle.path, reason: reason)), path: plistPath))
+                    .bundle(.executableInvalid(bundlePath: bundle.path, reason: reason)), at: .archive(plistPath)))
             case .fileMissing(let name, let path)?:
                 report.findings.append(Finding(
                     .bundle(.executableFileMissing(bundlePath: bundle.path, name: name, path: path)),
-                    path: path))
+                    at: .archive(path)))
             }
         }
     }

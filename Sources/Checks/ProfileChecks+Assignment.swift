@@ -25,7 +25,7 @@ extension ProfileChecks {
                 if isApp, let plain = profiles.app {
                     findings.append(Finding(
                         .profile(.optionShadowed(path: plain.path, bundleIdentifier: identifier, givenPath: given.path)),
-                        path: plain.path))
+                        at: .file(plain.path)))
                 }
                 assignments.append(ProfileAssignment(bundle: bundle, given: given, source: .option))
                 continue
@@ -52,7 +52,7 @@ extension ProfileChecks {
             findings.append(Finding(
                 .profile(.optionUnmatched(
                     bundleIdentifier: identifier, path: given.path, knownIdentifiers: signed.compactMap(\.bundleIdentifier))),
-                path: given.path))
+                at: .file(given.path)))
         }
         return assignments
     }
@@ -96,7 +96,7 @@ extension ProfileChecks {
                 .profile(.ambiguous(
                     directory: profiles.directory, bundlePath: bundle.path, bundleIdentifier: identifier,
                     chosen: describe(best.loaded.profile, file: best.loaded.path), alsoMatching: tied.map(\.loaded.path))),
-                path: bundle.path))
+                at: .archive(bundle.path)))
         }
         return best.loaded
     }
@@ -115,12 +115,12 @@ extension ProfileChecks {
             if error.category == .io, !(error is ProfileError) { throw error }
             findings.append(Finding(
                 .profile(.embeddedUnreadable(path: path, bundlePath: bundle.path, reason: "\(error)", code: error.code)),
-                path: path))
+                at: .archive(path)))
             return nil
         } catch {
             findings.append(Finding(
                 .profile(.embeddedUnreadable(path: path, bundlePath: bundle.path, reason: "\(error)", code: nil)),
-                path: path))
+                at: .archive(path)))
             return nil
         }
     }
@@ -134,6 +134,6 @@ extension ProfileChecks {
             .profile(.missing(
                 bundlePath: bundle.path, bundleIdentifier: identifier, kind: bundle.kind, directory: profiles.directory,
                 directoryProfileCount: profiles.directoryProfiles.count)),
-            path: bundle.path, remedy: remedy)
+            at: .archive(bundle.path), remedy: remedy)
     }
 }

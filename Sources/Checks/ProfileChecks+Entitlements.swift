@@ -26,18 +26,18 @@ extension ProfileChecks {
             // A damaged signature hides what the bundle is entitled to: say so rather than
             // report a clean bundle.
             return [Finding(
-                .profile(.signatureUnreadable(executablePath: path, architecture: architecture, reason: reason)), path: path)]
+                .profile(.signatureUnreadable(executablePath: path, architecture: architecture, reason: reason)), at: .archive(path))]
         case .entitlementsUnreadable(let reason):
             return [Finding(
                 .profile(.signedEntitlementsUnreadable(executablePath: path, reason: reason)),
-                path: path)]
+                at: .archive(path))]
         }
         let missing = signed.keys.filter { assignment.profile.entitlements[$0] == nil }.sorted()
         guard !missing.isEmpty else { return [] }
         return [Finding(
             .profile(.entitlementsNotGranted(
                 executablePath: path, profile: describe(assignment.profile, file: assignment.file), entitlements: missing)),
-            path: path)]
+            at: .archive(path))]
     }
 
     /// The entitlements of the first slice whose signature has some, slice by slice; the first
@@ -87,10 +87,10 @@ extension ProfileChecks {
         if let value {
             return [Finding(
                 .profile(.dataProtectionWeaker(profile: subject, key: dataProtectionKey, value: "\(value)")),
-                path: assignment.file, severity: .info, remedy: remedy)]
+                at: assignment.location, severity: .info, remedy: remedy)]
         }
         return [Finding(
             .profile(.dataProtectionNotGranted(profile: subject, key: dataProtectionKey)),
-            path: assignment.file, remedy: remedy)]
+            at: assignment.location, remedy: remedy)]
     }
 }

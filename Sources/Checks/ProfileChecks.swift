@@ -16,6 +16,8 @@ public struct ProfileAssignment: Sendable {
     /// The profile file: the path given on the command line (or in the folder), or the archive
     /// path of an embedded profile.
     public let file: String
+    /// Where `file` is: in the archive for an embedded profile, on disk for one given.
+    public var location: FindingLocation { source == .embedded ? .archive(file) : .file(file) }
     /// The bytes `profile` was decoded from, for a profile given on the command line (what
     /// signing embeds); nil for an embedded one, which stays as it is.
     public let bytes: [UInt8]?
@@ -58,7 +60,7 @@ enum ProfileChecks {
         }
         for assignment in assignments {
             findings += profileFindings(
-                assignment.profile, file: assignment.file, bundle: assignment.bundle, now: context.now,
+                assignment.profile, file: assignment.location, bundle: assignment.bundle, now: context.now,
                 allowWildcard: context.options.allowWildcard)
             findings += appIDFindings(assignment)
             findings += entitlementFindings(assignment, context: context)
@@ -76,10 +78,10 @@ enum ProfileChecks {
     /// Findings about a profile on its own: a wildcard App ID, expiry, the platform and the
     /// developer certificates. `bundle` is nil for `ipawrap profile show`.
     static func profileFindings(
-        _ profile: ProvisioningProfile, file: String, bundle: BundleInfo?, now: Date, allowWildcard: Bool
+        _ profile: ProvisioningProfile, file: FindingLocation, bundle: BundleInfo?, now: Date, allowWildcard: Bool
     ) -> [Finding] {
         var findings: [Finding] = []
-        let reference = describe(profile, file: file)
+        let reference = describe(profile, file: file.path)
         let appID = profile.applicationIdentifier
 
         if appID.isWildcard {
@@ -97,19 +99,19 @@ enum ProfileChecks {
                     profile: reference, bundlePath: bundle?.path, appID: appID.rawValue,
                     stem: appID.kind == .fullWildcard ? nil : appID.wildcardStem ?? "", accepted: allowWildcard,
                     grantsPushNotifications: profile.entitlements["aps-environment"] != nil)),
-                path: file, severity: allowWildcard ? .warning : .error, remedy: remedy))
+                at: file, severity: allowWildcard ? .warning : .error, remedy: remedy))
         }
 
         switch ProfileExpiry(expiration: profile.expirationDate, at: now) {
         case .expired:
             findings.append(Finding(
-                .profile(.expired(profile: reference, bundlePath: bundle?.path, expiration: profile.expirationDate)), path: file))
+                .profile(.expired(profile: reference, bundlePath: bundle?.path, expiration: profile.expirationDate)), at: file))
         case .expiring(let seconds):
             findings.append(Finding(
                 .profile(.expiring(
                     profile: reference, bundlePath: bundle?.path, expiration: profile.expirationDate,
                     days: Int((seconds / 86_400).rounded(.down)))),
-                path: file))
+                at: file))
         case .valid:
             break
         }
@@ -117,7 +119,7 @@ enum ProfileChecks {
         if !profile.isForIOS {
             findings.append(Finding(
                 .profile(.notForIOS(profile: reference, bundlePath: bundle?.path, platforms: profile.platforms)),
-                path: file))
+                at: file))
         }
 
         let certificates = profile.developerCertificates
@@ -129,18 +131,18 @@ enum ProfileChecks {
             }
             findings.append(Finding(
                 .profile(.certificatesExpired(profile: reference, certificates: listed, total: certificates.count)),
-                path: file, severity: expired.count == certificates.count ? .warning : .info))
+                at: file, severity: expired.count == certificates.count ? .warning : .info))
         }
         let wrongTypes = EntitlementRules.typeProblems(in: profile.entitlements, profileWildcards: true)
         if !wrongTypes.isEmpty {
             findings.append(Finding(
                 .profile(.entitlementTypes(profile: reference, problems: wrongTypes.map(\.description))),
-                path: file))
+                at: file))
         }
         if certificates.isEmpty || !profile.certificateProblems.isEmpty {
             findings.append(Finding(
                 .profile(.certificatesInvalid(profile: reference, problems: profile.certificateProblems)),
-                path: file))
+                at: file))
         }
         return findings
     }
@@ -156,7 +158,7 @@ enum ProfileChecks {
                 profile: describe(assignment.profile, file: assignment.file), appID: appID.rawValue,
                 wildcard: appID.isWildcard, differsOnlyInCase: appID.bundlePattern.lowercased() == identifier.lowercased(),
                 source: assignment.source)),
-            path: bundle.path,
+            at: .archive(bundle.path),
             remedy: "Use the profile made for \(identifier) (--profile \(identifier)=PATH), or change CFBundleIdentifier "
                 + "to match the App ID.")]
     }
@@ -170,7 +172,7 @@ enum ProfileChecks {
         let reference = teams.first { $0.0.bundle.kind == .app }?.1 ?? mostCommon(teams.map(\.1))
         let odd = teams.filter { $0.1 != reference }
         let others = odd.map { ProfileDetail.BundleTeam(bundlePath: $0.0.bundle.path, team: $0.1, profileFile: $0.0.file) }
-        return [Finding(.profile(.teamMismatch(appTeam: reference, others: others)), path: app.path)]
+        return [Finding(.profile(.teamMismatch(appTeam: reference, others: others)), at: .archive(app.path))]
     }
 
     // MARK: Helpers

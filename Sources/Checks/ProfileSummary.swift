@@ -99,7 +99,8 @@ public struct ProfileSummary: Encodable, Sendable, Equatable {
             digestAlgorithms: profile.signedData.digestAlgorithms, signerCount: profile.signedData.signerCount,
             signedBy: profile.signingCertificates.map { $0.commonName ?? $0.subject },
             contentChunks: profile.signedData.contentChunkCount)
-        findings = ProfileChecks.profileFindings(profile, file: file, bundle: nil, now: now, allowWildcard: allowWildcard)
+        // `profile show` reads a file on disk.
+        findings = ProfileChecks.profileFindings(profile, file: .file(file), bundle: nil, now: now, allowWildcard: allowWildcard)
         // Every finding of one profile has its file as path, so this is severity, then code.
         findings.sort(by: Finding.reportOrder)
     }

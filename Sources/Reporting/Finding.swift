@@ -24,8 +24,8 @@ public struct Finding: Codable, Sendable, Hashable {
     public var severity: Severity
     /// The facts, by area: they name the code (`findingCode`) and `message` is their sentence.
     public var detail: FindingDetail
-    /// The archive path (or file) the finding is about.
-    public var path: String?
+    /// The archive path or file the finding is about.
+    public var location: FindingLocation?
     /// What to do about it.
     public var remedy: String?
     /// The error a device would give for it (installd's or amfid's), when one is known.
@@ -38,17 +38,19 @@ public struct Finding: Codable, Sendable, Hashable {
     public var findingCode: FindingCode? { detail.code }
     /// One or two sentences naming the bundle or file and what is wrong, from `detail`.
     public var message: String { detail.message }
+    /// The location's path, as reports write it.
+    public var path: String? { location?.path }
 
     /// A finding with its code's severity, remedy and device error, unless given.
     public init(
-        _ detail: FindingDetail, path: String? = nil, severity: Severity? = nil, remedy: String? = nil,
+        _ detail: FindingDetail, at location: FindingLocation? = nil, severity: Severity? = nil, remedy: String? = nil,
         installError: InstallError? = nil
     ) {
         let code = detail.code
         // Only a recorded finding can lack a code, and it is built with its severity (below).
         self.severity = severity ?? code?.severity ?? .warning
         self.detail = detail
-        self.path = path
+        self.location = location
         self.remedy = remedy ?? code?.remedy
         self.installError = installError ?? code?.installError
     }
@@ -58,7 +60,7 @@ public struct Finding: Codable, Sendable, Hashable {
     init(code: String, severity: Severity, message: String, path: String? = nil, remedy: String? = nil) {
         self.severity = severity
         self.detail = .recorded(RecordedFinding(code: code, message: message))
-        self.path = path
+        location = path.map(FindingLocation.init(recordedPath:))
         self.remedy = remedy
     }
 

@@ -36,21 +36,24 @@ public enum SARIFRendering {
                     rules.append(finding.findingCode.map(Rule.init)
                         ?? Rule(id: finding.code, summary: finding.code, remedy: finding.remedy, severity: finding.severity))
                 }
-                var location = PhysicalLocationHolder(uri: uri(forFile: subject.path), index: inputIndex)
-                if let path = finding.path, !path.isEmpty {
-                    if path.hasPrefix("/") {
-                        location = PhysicalLocationHolder(uri: uri(forFile: path), index: nil)
+                // Where the finding is: a file on disk by its own URI, an archive path as an artifact
+                // nested in the input's, none (or an empty path) the input itself.
+                let location: PhysicalLocationHolder
+                switch finding.location {
+                case .file(let path)? where !path.isEmpty:
+                    location = PhysicalLocationHolder(uri: uri(forFile: path), index: nil)
+                case .archive(let path)? where !path.isEmpty:
+                    let artifact: Int
+                    if let known = nested[path] {
+                        artifact = known
                     } else {
-                        let artifact: Int
-                        if let known = nested[path] {
-                            artifact = known
-                        } else {
-                            artifact = artifacts.count
-                            nested[path] = artifact
-                            artifacts.append(Artifact(location: Location(uri: uri(forArchivePath: path)), parentIndex: inputIndex))
-                        }
-                        location = PhysicalLocationHolder(uri: uri(forArchivePath: path), index: artifact)
+                        artifact = artifacts.count
+                        nested[path] = artifact
+                        artifacts.append(Artifact(location: Location(uri: uri(forArchivePath: path)), parentIndex: inputIndex))
                     }
+                    location = PhysicalLocationHolder(uri: uri(forArchivePath: path), index: artifact)
+                default:
+                    location = PhysicalLocationHolder(uri: uri(forFile: subject.path), index: inputIndex)
                 }
                 results.append(Result(
                     ruleId: finding.code, ruleIndex: index, level: level(finding.severity),

@@ -91,8 +91,9 @@ struct Judgement {
         return VerificationReport(input: input, verifiedAt: date, bundles: bundles, findings: findings)
     }
 
+    /// Every path verify reports is inside the archive.
     private mutating func add(_ detail: SignatureDetail, path: String?) {
-        findings.append(Finding(.signature(detail), path: path))
+        findings.append(Finding(.signature(detail), at: path.map(FindingLocation.archive)))
     }
 
     // MARK: One unit

@@ -42,7 +42,7 @@ import TestSupport
     @Test func jsonWritesTheMessageAndAFindingReadBackSaysTheSame() throws {
         let finding = Finding(
             .wrapping(.alreadyWrapped(appPath: "Payload/A.app", policyFolder: "MDXPolicy.bundle")),
-            path: "Payload/A.app/MDXPolicy.bundle")
+            at: .archive("Payload/A.app/MDXPolicy.bundle"))
         let data = try ReportJSON.encoder(.compact).encode(finding)
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(Set(json.keys) == ["code", "severity", "message", "path", "remedy"])
