@@ -97,9 +97,7 @@ struct SDKDetection {
                 report.findings.append(Finding(
                     .binary(.sdkVersionMismatch(
                         frameworkPath: found.bundle.path, family: family.name, version: text, toolkit: toolkit)),
-                    at: .archive(found.bundle.path),
-                    remedy: "Wrap the app with the MDX Toolkit \(text), the SDK's version (--toolkit-version \(text)), "
-                        + "or have the vendor wrap it as an ISV app in Premium or General mode and ship it pre-wrapped."))
+                    at: .archive(found.bundle.path)))
             }
         }
         if Set(versions.map(\.1)).count > 1 {

@@ -126,14 +126,10 @@ extension ProfileChecks {
     }
 
     static func missingFinding(_ bundle: BundleInfo, identifier: String?, profiles: ProfileSet) -> Finding {
-        let remedy = identifier.map {
-            "Pass --profile \($0)=PATH, put the profile for App ID TEAM.\($0) in --profiles-dir, or embed it as "
-                + "\(bundle.folderName)/embedded.mobileprovision."
-        }
-        return Finding(
+        Finding(
             .profile(.missing(
                 bundlePath: bundle.path, bundleIdentifier: identifier, kind: bundle.kind, directory: profiles.directory,
                 directoryProfileCount: profiles.directoryProfiles.count)),
-            at: .archive(bundle.path), remedy: remedy)
+            at: .archive(bundle.path))
     }
 }

@@ -82,15 +82,14 @@ extension ProfileChecks {
         let value = profile.entitlements[dataProtectionKey]
         if value?.string == "NSFileProtectionComplete" { return [] }
         let subject = describe(profile, file: assignment.file)
-        let remedy = "Enable Data Protection (Complete Protection) for the App ID \(profile.applicationIdentifier.rawValue) "
-            + "in the Apple Developer portal and regenerate the profile."
+        let appID = profile.applicationIdentifier.rawValue
         if let value {
             return [Finding(
-                .profile(.dataProtectionWeaker(profile: subject, key: dataProtectionKey, value: "\(value)")),
-                at: assignment.location, severity: .info, remedy: remedy)]
+                .profile(.dataProtectionWeaker(profile: subject, appID: appID, key: dataProtectionKey, value: "\(value)")),
+                at: assignment.location, severity: .info)]
         }
         return [Finding(
-            .profile(.dataProtectionNotGranted(profile: subject, key: dataProtectionKey)),
-            at: assignment.location, remedy: remedy)]
+            .profile(.dataProtectionNotGranted(profile: subject, appID: appID, key: dataProtectionKey)),
+            at: assignment.location)]
     }
 }

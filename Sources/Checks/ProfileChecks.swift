@@ -85,21 +85,12 @@ enum ProfileChecks {
         let appID = profile.applicationIdentifier
 
         if appID.isWildcard {
-            var remedy: String?
-            if let identifier = bundle?.bundleIdentifier {
-                remedy = "Register the explicit App ID \(appID.prefix).\(identifier), create a profile for it and pass it "
-                    + "with --profile \(identifier)=PATH or --profiles-dir."
-                if allowWildcard {
-                    remedy = "When re-signing, set application-identifier to \(appID.prefix).\(identifier), not "
-                        + "\(appID.rawValue): iOS 14 and later reject the wildcard itself in a signature."
-                }
-            }
             findings.append(Finding(
                 .profile(.wildcardAppID(
-                    profile: reference, bundlePath: bundle?.path, appID: appID.rawValue,
-                    stem: appID.kind == .fullWildcard ? nil : appID.wildcardStem ?? "", accepted: allowWildcard,
-                    grantsPushNotifications: profile.entitlements["aps-environment"] != nil)),
-                at: file, severity: allowWildcard ? .warning : .error, remedy: remedy))
+                    profile: reference, bundlePath: bundle?.path, appID: appID.rawValue, teamPrefix: appID.prefix,
+                    bundleIdentifier: bundle?.bundleIdentifier, stem: appID.kind == .fullWildcard ? nil : appID.wildcardStem ?? "",
+                    accepted: allowWildcard, grantsPushNotifications: profile.entitlements["aps-environment"] != nil)),
+                at: file, severity: allowWildcard ? .warning : .error))
         }
 
         switch ProfileExpiry(expiration: profile.expirationDate, at: now) {
@@ -158,9 +149,7 @@ enum ProfileChecks {
                 profile: describe(assignment.profile, file: assignment.file), appID: appID.rawValue,
                 wildcard: appID.isWildcard, differsOnlyInCase: appID.bundlePattern.lowercased() == identifier.lowercased(),
                 source: assignment.source)),
-            at: .archive(bundle.path),
-            remedy: "Use the profile made for \(identifier) (--profile \(identifier)=PATH), or change CFBundleIdentifier "
-                + "to match the App ID.")]
+            at: .archive(bundle.path))]
     }
 
     // MARK: Across bundles

@@ -57,17 +57,9 @@ public enum InstallRules {
         else { return [] }
         return [Finding(
             .profile(.extensionIDNotPrefixed(
-                bundlePath: bundle.path, bundleIdentifier: identifier, containerKind: parent.kind, containerIdentifier: parentID)),
-            at: .archive(bundle.path),
-            remedy: "Set its CFBundleIdentifier to \(parentID).\(suggestedSuffix(bundle)) (or another name under "
-                + "\(parentID).) and use a profile for that App ID.",
-            installError: bundle.kind == .watch ? .watchAppNotPrefixed : .extensionNotPrefixed)]
-    }
-
-    static func suggestedSuffix(_ bundle: BundleInfo) -> String {
-        let name = bundle.folderName
-        guard let dot = name.lastIndex(of: ".") else { return name }
-        return String(name[..<dot])
+                bundlePath: bundle.path, bundleIdentifier: identifier, kind: bundle.kind, containerKind: parent.kind,
+                containerIdentifier: parentID)),
+            at: .archive(bundle.path))]
     }
 
     /// A watch app must say it is one and name its companion.

@@ -91,6 +91,15 @@ public enum BinaryDetail: Sendable, Hashable {
         }
     }
 
+    /// What to do: the code's remedy, or, for a version mismatch, one that names the SDK's version.
+    public var remedy: String {
+        if case .sdkVersionMismatch(_, _, let version, _) = self {
+            return "Wrap the app with the MDX Toolkit \(version), the SDK's version (--toolkit-version \(version)), "
+                + "or have the vendor wrap it as an ISV app in Premium or General mode and ship it pre-wrapped."
+        }
+        return code.remedy
+    }
+
     public var message: String {
         switch self {
         case .encrypted(let binaryPath, let architectures):

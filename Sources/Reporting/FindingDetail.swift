@@ -34,6 +34,26 @@ public enum FindingDetail: Sendable, Hashable {
         return code?.rawValue ?? ""
     }
 
+    /// What to do about it: the code's remedy, or one the area computes from the facts (a version,
+    /// a bundle ID, an App ID); a recorded finding's as it was written.
+    public var remedy: String? {
+        switch self {
+        case .binary(let detail): detail.remedy
+        case .profile(let detail): detail.remedy
+        case .recorded(let recorded): recorded.remedy
+        default: code?.remedy
+        }
+    }
+
+    /// The error a device would give: the code's, or the one the facts call for; a recorded finding's as written.
+    public var installError: InstallError? {
+        switch self {
+        case .profile(let detail): detail.installError
+        case .recorded(let recorded): recorded.installError
+        default: code?.installError
+        }
+    }
+
     /// The finding's sentence.
     public var message: String {
         switch self {
@@ -49,7 +69,7 @@ public enum FindingDetail: Sendable, Hashable {
     }
 }
 
-/// A finding as JSON has it: its code's name and its sentence. The code is resolved against the
+/// A finding as JSON has it: its code's name, its sentence, remedy and device error. The code is resolved against the
 /// catalogue once, here, so renderers read a recorded finding's summary and remedy from the typed
 /// code as they do a check's, and only a code this build does not know stays a bare name.
 public struct RecordedFinding: Sendable, Hashable {
@@ -57,11 +77,15 @@ public struct RecordedFinding: Sendable, Hashable {
     /// The catalogue's entry for `codeName`, nil when this build does not know it.
     public let code: FindingCode?
     public let message: String
+    public let remedy: String?
+    public let installError: InstallError?
 
     /// Internal: only a finding read back (or a test's) is recorded; a check builds its area's detail.
-    init(code: String, message: String) {
+    init(code: String, message: String, remedy: String?, installError: InstallError?) {
         codeName = code
         self.code = FindingCode.named(code)
         self.message = message
+        self.remedy = remedy
+        self.installError = installError
     }
 }

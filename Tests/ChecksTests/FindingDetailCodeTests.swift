@@ -49,7 +49,7 @@ import ToolData
         ]
         let profile: [ProfileDetail] = [
             .wildcardAppID(
-                profile: Self.profile, bundlePath: nil, appID: "T.*", stem: nil,
+                profile: Self.profile, bundlePath: nil, appID: "T.*", teamPrefix: "T", bundleIdentifier: nil, stem: nil,
                 accepted: false, grantsPushNotifications: false),
             .expired(profile: Self.profile, bundlePath: nil, expiration: date),
             .expiring(profile: Self.profile, bundlePath: nil, expiration: date, days: 1),
@@ -61,7 +61,7 @@ import ToolData
                 differsOnlyInCase: false, source: .option),
             .teamMismatch(appTeam: "T", others: []),
             .extensionIDNotPrefixed(
-                bundlePath: "Payload/A.app/PlugIns/E.appex", bundleIdentifier: "e", containerKind: .app,
+                bundlePath: "Payload/A.app/PlugIns/E.appex", bundleIdentifier: "e", kind: .appex, containerKind: .app,
                 containerIdentifier: "a"),
             .optionShadowed(path: "p", bundleIdentifier: "b", givenPath: "g"),
             .optionUnmatched(bundleIdentifier: "b", path: "p", knownIdentifiers: []),
@@ -71,8 +71,8 @@ import ToolData
             .signatureUnreadable(executablePath: "A", architecture: "arm64", reason: "r"),
             .signedEntitlementsUnreadable(executablePath: "A", reason: "r"),
             .entitlementsNotGranted(executablePath: "A", profile: Self.profile, entitlements: ["k"]),
-            .dataProtectionWeaker(profile: Self.profile, key: "k", value: "v"),
-            .dataProtectionNotGranted(profile: Self.profile, key: "k"),
+            .dataProtectionWeaker(profile: Self.profile, appID: "T.a", key: "k", value: "v"),
+            .dataProtectionNotGranted(profile: Self.profile, appID: "T.a", key: "k"),
         ]
         let wrapping: [WrappingDetail] = [
             .alreadyWrapped(appPath: "A", policyFolder: "P"), .signatureInvalidated(appPath: "A", policyFolder: "P", seal: .unreadable),
@@ -152,5 +152,42 @@ import ToolData
         #expect(SignatureDetail.cmsProblem(code: Self.code, kind: .validity, problem: "p").code == .signatureCertificateExpired)
         #expect(SignatureDetail.sealDiffers(bundle: "B", kind: .missing, difference: "d").code == .signatureSealedFileMissing)
         #expect(SignatureDetail.sealDiffers(bundle: "B", kind: .unsealed, difference: "d").code == .signatureUnsealedFile)
+    }
+
+    @Test func remediesThatNeedFactsAreComputedFromThem() throws {
+        let toolkit = try ToolkitVersion(option: "20.9.0")
+        let mismatch = Finding(.binary(.sdkVersionMismatch(frameworkPath: "F", family: "MDX", version: "20.1.0", toolkit: toolkit)))
+        #expect(mismatch.remedy == "Wrap the app with the MDX Toolkit 20.1.0, the SDK's version (--toolkit-version 20.1.0), "
+            + "or have the vendor wrap it as an ISV app in Premium or General mode and ship it pre-wrapped.")
+        func wildcard(_ identifier: String?, accepted: Bool) -> String? {
+            Finding(.profile(.wildcardAppID(
+                profile: Self.profile, bundlePath: "Payload/A.app", appID: "T.com.example.*", teamPrefix: "T",
+                bundleIdentifier: identifier, stem: "com.example.", accepted: accepted, grantsPushNotifications: false))).remedy
+        }
+        #expect(wildcard("com.example.a", accepted: false) == "Register the explicit App ID T.com.example.a, create a profile "
+            + "for it and pass it with --profile com.example.a=PATH or --profiles-dir.")
+        #expect(wildcard("com.example.a", accepted: true) == "When re-signing, set application-identifier to T.com.example.a, "
+            + "not T.com.example.*: iOS 14 and later reject the wildcard itself in a signature.")
+        #expect(wildcard(nil, accepted: false) == FindingCode.appIDWildcard.remedy)
+        func missing(_ identifier: String?) -> String? {
+            Finding(.profile(.missing(
+                bundlePath: "Payload/A.app/PlugIns/Share.appex", bundleIdentifier: identifier, kind: .appex, directory: nil,
+                directoryProfileCount: 0))).remedy
+        }
+        #expect(missing("com.example.a.share") == "Pass --profile com.example.a.share=PATH, put the profile for App ID "
+            + "TEAM.com.example.a.share in --profiles-dir, or embed it as Share.appex/embedded.mobileprovision.")
+        #expect(missing(nil) == FindingCode.profileMissing.remedy)
+        #expect(Finding(.profile(.dataProtectionNotGranted(profile: Self.profile, appID: "T.com.example.a", key: "k"))).remedy
+            == "Enable Data Protection (Complete Protection) for the App ID T.com.example.a in the Apple Developer portal and "
+            + "regenerate the profile.")
+        func notPrefixed(_ path: String, _ kind: BundleKind) -> Finding {
+            Finding(.profile(.extensionIDNotPrefixed(
+                bundlePath: path, bundleIdentifier: "com.other", kind: kind, containerKind: .app, containerIdentifier: "com.example.a")))
+        }
+        let watch = notPrefixed("Payload/A.app/Watch/W.app", .watch)
+        #expect(watch.remedy == "Set its CFBundleIdentifier to com.example.a.W (or another name under com.example.a.) and use a "
+            + "profile for that App ID.")
+        #expect(watch.installError == .watchAppNotPrefixed)
+        #expect(notPrefixed("Payload/A.app/PlugIns/E.appex", .appex).installError == .extensionNotPrefixed)
     }
 }
