@@ -263,14 +263,12 @@ public struct HTMLReport: Sendable {
         html.cell(sort: first?.teamId ?? "", class: "signature") { html in
             guard let first else { html.raw("<span class=\"dim\">not signed</span>"); return }
             html.text("team \(first.teamId ?? "none")")
-            if let subject = first.certificateSubject {
+            if let certificate = first.certificate {
                 html.raw("<div class=\"dim\">")
-                html.text(subject)
+                html.text(certificate.subject)
                 html.raw("</div>")
-            }
-            if let expiry = first.certificateExpiry {
                 html.raw("<div>certificate ")
-                writeExpiry(expiry, to: &html)
+                writeExpiry(certificate.notValidAfter, to: &html)
                 html.raw("</div>")
             }
             let profiles = Dictionary(

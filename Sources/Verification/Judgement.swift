@@ -75,11 +75,11 @@ struct Judgement {
             let before = findings.count
             var summary = judge(prepared)
             // Apple's platform code is Apple's, whatever team signed the app around it.
-            if let team = unitTeams[summary.path], !summary.adHoc, !applePlatformUnits.contains(summary.path) {
+            if let team = unitTeams[summary.path], !summary.facts.adHoc, !applePlatformUnits.contains(summary.path) {
                 teams.append((bundles.count, summary.path, team))
             }
             summary.intact = !findings[before...].contains { $0.severity == .error }
-            if summary.intact && summary.signed { intactUnits.insert(summary.path) }
+            if summary.intact && summary.facts.signed { intactUnits.insert(summary.path) }
             bundles.append(summary)
         }
         // Every bundle must be signed by one team: the app's (the last unit), else the most common.
@@ -100,14 +100,12 @@ struct Judgement {
 
     private mutating func judge(_ prepared: Verifier.PreparedUnit) -> BundleSignature {
         let unit = prepared.unit
-        var summary = BundleSignature(
-            kind: unit.kind, path: unit.path, signed: false, adHoc: false, identifier: nil, teamIdentifier: nil, cdhash: nil,
-            hashTypes: [], architectures: [], certificate: nil, intact: true)
+        var summary = BundleSignature(kind: unit.kind, path: unit.path)
         let isBundle = unit.bundle != nil
         guard let executable = unit.executablePath, let (slices, problem) = results.machOs[executable] else {
             if isBundle && prepared.codeResourcesBytes != nil {
                 // Sealed, but the code that carries the seal's signature is gone.
-                summary.signed = true
+                summary.facts.signed = true
                 add(.sealedExecutableMissing(bundle: unit.path), path: unit.path)
                 judgeResources(prepared, isSigned: true)
             } else {
@@ -136,10 +134,10 @@ struct Judgement {
             anySigned = true
             if summary.identifier == nil {
                 summary.identifier = signature.identifier
-                summary.teamIdentifier = signature.teamIdentifier
-                summary.cdhash = signature.codeDirectory?.cdhash.map(Self.hex)
-                summary.hashTypes = signature.codeDirectories.map(\.hashType.name)
-                summary.adHoc = signature.isAdHoc
+                summary.facts.teamId = signature.teamIdentifier
+                summary.facts.cdhash = signature.codeDirectory?.cdhash.map(Self.hex)
+                summary.facts.hashTypes = signature.codeDirectories.map(\.hashType.name)
+                summary.facts.adHoc = signature.isAdHoc
             }
             judgePages(slice, signature: signature, label: label, path: executable)
             judgeSpecialSlots(signature, prepared: prepared, label: label, path: executable)
@@ -162,18 +160,18 @@ struct Judgement {
                 add(.identifierMismatch(code: label, identifier: identifier, bundleID: bundleID), path: executable)
             }
         }
-        summary.signed = anySigned
-        if summary.adHoc && anySigned {
+        summary.facts.signed = anySigned
+        if summary.facts.adHoc && anySigned {
             add(.adHoc(bundle: unit.path), path: unit.path)
         }
         if let leaf {
-            summary.certificate = SigningCertificate(
+            summary.facts.certificate = SigningCertificate(
                 subject: leaf.subject.description, commonName: Self.commonName(leaf),
                 notValidAfter: leaf.notValidAfter)
         }
         if isBundle {
             judgeResources(prepared, isSigned: anySigned)
-            if let leaf, !summary.adHoc {
+            if let leaf, !summary.facts.adHoc {
                 judgeProfile(prepared, leaf: leaf, entitlements: signedEntitlements ?? [:])
             }
         }

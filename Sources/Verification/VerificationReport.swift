@@ -5,12 +5,12 @@ import Reporting
 /// and every finding. Optional fields are written as `null` (`@ExplicitNull`), never left out,
 /// and so are the findings' (`@ExplicitNullFindings`), as `verify --json` has always written them.
 /// Its own shape beside `Report`'s: `input` is a path, not `Report.Input`, and each bundle says
-/// more of its signature than `Report.Signature` (identifier, architectures, the certificate, intact).
+/// more than `Report.Bundle` (identifier, architectures, the certificate's common name, intact); the
+/// signature's facts are the same `SignatureFacts`.
 public struct VerificationReport: Codable, Sendable, Equatable {
-    /// The JSON shape's version; it is the same number as the inspect/check report's.
-    public static let schemaVersion = 2
-
-    public var schemaVersion = VerificationReport.schemaVersion
+    /// The JSON shape's version: the inspect/check report's (`Report.currentSchemaVersion`), one
+    /// number for both shapes.
+    public var schemaVersion = Report.currentSchemaVersion
     public var input: String
     /// The date certificates were judged at (`ReportJSON` writes it as ISO 8601).
     public var verifiedAt: Date
@@ -28,56 +28,72 @@ public struct VerificationReport: Codable, Sendable, Equatable {
     }
 }
 
-/// The signature summary of one bundle or loose Mach-O (a dylib).
-public struct BundleSignature: Codable, Sendable, Equatable {
-    /// `app`, `framework`, `appex`, `watch`, `appclip` or `dylib`.
-    public var kind: String
+/// The signature of one bundle or loose Mach-O (a dylib) as `verify` judged it: its facts, the
+/// ones the inspect/check report holds too (`SignatureFacts`), and what only `verify` says (the
+/// identifier, the architectures, whether it is intact). JSON keeps `verify`'s own field names:
+/// `teamIdentifier`, and the certificate as an object with its common name.
+public struct BundleSignature: Sendable, Equatable {
+    /// `app`, `framework`, `appex`, `watch`, `appclip`... for a bundle, `dylib` or `executable`
+    /// for a loose Mach-O.
+    public var kind: SignedCodeKind
     /// The archive path of the bundle folder or the Mach-O file.
     public var path: String
-    /// Whether it carries a code signature at all.
-    public var signed: Bool
-    /// Signed without an identity.
-    public var adHoc: Bool
+    public var facts: SignatureFacts
     /// The signing identifier of the primary CodeDirectory.
-    @ExplicitNull public var identifier: String?
-    @ExplicitNull public var teamIdentifier: String?
-    /// The cdhash (hex) of the primary CodeDirectory of the first slice.
-    @ExplicitNull public var cdhash: String?
-    /// The hash types of the CodeDirectories, e.g. `["SHA-1", "SHA-256"]`.
-    public var hashTypes: [String]
+    public var identifier: String?
     /// The architectures of the signed Mach-O.
     public var architectures: [String]
-    @ExplicitNull public var certificate: SigningCertificate?
     /// Whether no error finding concerns it.
     public var intact: Bool
 
     public init(
-        kind: String, path: String, signed: Bool, adHoc: Bool, identifier: String?, teamIdentifier: String?, cdhash: String?,
-        hashTypes: [String], architectures: [String], certificate: SigningCertificate?, intact: Bool
+        kind: SignedCodeKind, path: String, facts: SignatureFacts = .unsigned, identifier: String? = nil,
+        architectures: [String] = [], intact: Bool = true
     ) {
         self.kind = kind
         self.path = path
-        self.signed = signed
-        self.adHoc = adHoc
+        self.facts = facts
         self.identifier = identifier
-        self.teamIdentifier = teamIdentifier
-        self.cdhash = cdhash
-        self.hashTypes = hashTypes
         self.architectures = architectures
-        self.certificate = certificate
         self.intact = intact
     }
 }
 
-/// The leaf certificate of a CMS signature.
-public struct SigningCertificate: Codable, Sendable, Equatable {
-    public var subject: String
-    @ExplicitNull public var commonName: String?
-    public var notValidAfter: Date
+/// `verify --json`'s shape of a bundle (docs/commands.md): the facts flattened beside the
+/// verify-only fields, every key present.
+extension BundleSignature: Codable {
+    enum CodingKeys: String, CodingKey {
+        case kind, path, signed, adHoc, identifier, teamIdentifier, cdhash, hashTypes, architectures, certificate, intact
+    }
 
-    public init(subject: String, commonName: String?, notValidAfter: Date) {
-        self.subject = subject
-        self.commonName = commonName
-        self.notValidAfter = notValidAfter
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try container.decode(SignedCodeKind.self, forKey: .kind)
+        path = try container.decode(String.self, forKey: .path)
+        facts = SignatureFacts(
+            signed: try container.decode(Bool.self, forKey: .signed),
+            adHoc: try container.decode(Bool.self, forKey: .adHoc),
+            cdhash: try container.decodeIfPresent(String.self, forKey: .cdhash),
+            teamId: try container.decodeIfPresent(String.self, forKey: .teamIdentifier),
+            hashTypes: try container.decode([String].self, forKey: .hashTypes),
+            certificate: try container.decodeIfPresent(SigningCertificate.self, forKey: .certificate))
+        identifier = try container.decodeIfPresent(String.self, forKey: .identifier)
+        architectures = try container.decode([String].self, forKey: .architectures)
+        intact = try container.decode(Bool.self, forKey: .intact)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(path, forKey: .path)
+        try container.encode(facts.signed, forKey: .signed)
+        try container.encode(facts.adHoc, forKey: .adHoc)
+        try container.encode(identifier, forKey: .identifier)
+        try container.encode(facts.teamId, forKey: .teamIdentifier)
+        try container.encode(facts.cdhash, forKey: .cdhash)
+        try container.encode(facts.hashTypes, forKey: .hashTypes)
+        try container.encode(architectures, forKey: .architectures)
+        try container.encode(facts.certificate, forKey: .certificate)
+        try container.encode(intact, forKey: .intact)
     }
 }

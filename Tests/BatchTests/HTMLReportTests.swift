@@ -164,10 +164,10 @@ import XMLSupport
 
     @Test func aSigningBatchShowsEachAppsSignature() throws {
         let expiry = Date(timeIntervalSince1970: 2_051_222_400)  // 2035-01-01
-        func signature(_ hashTypes: [String]) -> Report.Signature {
-            Report.Signature(
+        func signature(_ hashTypes: [String]) -> SignatureFacts {
+            SignatureFacts(
                 signed: true, adHoc: false, cdhash: "00", teamId: "ABCDE12345", hashTypes: hashTypes,
-                certificateSubject: "CN=<Example & Co>,OU=ABCDE12345", certificateExpiry: expiry)
+                certificate: SigningCertificate(subject: "CN=<Example & Co>,OU=ABCDE12345", commonName: nil, notValidAfter: expiry))
         }
         let profile = Report.Profile(
             bundlePath: "Payload/X.app", source: .option, appIdentifier: "ABCDE12345.com.example.good", wildcard: false,

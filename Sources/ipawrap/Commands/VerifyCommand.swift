@@ -52,18 +52,18 @@ struct VerifyCommand: ParsableCommand {
     static func text(_ report: VerificationReport, style: Style = .standardOutput) -> String {
         var lines: [String] = [style.bold("Signatures") + "  \(Terminal.escaped(report.input)), certificates judged at \(ReportJSON.timestamp(report.verifiedAt))"]
         for bundle in report.bundles {
-            let state = !bundle.signed ? style.red("unsigned") : bundle.intact ? style.green("intact") : style.red("broken")
-            var text = "  \(bundle.kind.padding(toLength: 9, withPad: " ", startingAt: 0)) \(Terminal.escaped(bundle.path))  \(state)"
-            if bundle.signed {
+            let state = !bundle.facts.signed ? style.red("unsigned") : bundle.intact ? style.green("intact") : style.red("broken")
+            var text = "  \(bundle.kind.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(Terminal.escaped(bundle.path))  \(state)"
+            if bundle.facts.signed {
                 var facts: [String] = []
                 if let identifier = bundle.identifier { facts.append(Terminal.escaped(identifier)) }
-                facts.append(bundle.adHoc ? "ad hoc" : "team \(Terminal.escaped(bundle.teamIdentifier ?? "?"))")
-                if let cdhash = bundle.cdhash { facts.append("cdhash \(cdhash)") }
-                if !bundle.hashTypes.isEmpty { facts.append(bundle.hashTypes.joined(separator: "+")) }
+                facts.append(bundle.facts.adHoc ? "ad hoc" : "team \(Terminal.escaped(bundle.facts.teamId ?? "?"))")
+                if let cdhash = bundle.facts.cdhash { facts.append("cdhash \(cdhash)") }
+                if !bundle.facts.hashTypes.isEmpty { facts.append(bundle.facts.hashTypes.joined(separator: "+")) }
                 text += "  " + facts.joined(separator: ", ")
             }
             lines.append(text)
-            if let certificate = bundle.certificate {
+            if let certificate = bundle.facts.certificate {
                 lines.append("            " + style.dim("signed by \(Terminal.escaped(certificate.commonName ?? certificate.subject)), expires \(ReportJSON.timestamp(certificate.notValidAfter))"))
             }
         }
