@@ -18,12 +18,20 @@ public enum SARIFRendering {
             let inputIndex = artifacts.count
             artifacts.append(Artifact(location: Location(uri: uri(forFile: subject.path)), parentIndex: nil))
             var nested: [String: Int] = [:]
-            if let failure = subject.failure {
+            // A failure is a notification of the invocation; a report made before it keeps its results.
+            let findings: [Finding]
+            let failure: InputFailure?
+            switch subject.outcome {
+            case .report(let report): (findings, failure) = (report.findings, nil)
+            case .failure(let stopped): (findings, failure) = ([], stopped)
+            case .failedAfterReport(let report, let stopped): (findings, failure) = (report.findings, stopped)
+            }
+            if let failure {
                 notifications.append(Notification(
                     level: "error", message: Message(text: failure.message), descriptor: Descriptor(id: failure.code),
                     locations: [PhysicalLocationHolder(uri: uri(forFile: subject.path), index: inputIndex)]))
             }
-            for finding in subject.report?.findings ?? [] {
+            for finding in findings {
                 let index: Int
                 if let known = ruleIndex[finding.code] {
                     index = known

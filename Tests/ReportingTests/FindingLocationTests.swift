@@ -13,7 +13,7 @@ import Testing
         var report = ReportJSONTests.report(judgedAt: nil, expiration: nil)
         report.findings = findings
         let text = try SARIFRendering.render(
-            [ReportSubject(path: "/builds/a.ipa", name: "a.ipa", report: report)], tool: Report.Tool(name: "ipawrap", version: "9.9"),
+            [ReportSubject(path: "/builds/a.ipa", name: "a.ipa", outcome: .report(report))], tool: Report.Tool(name: "ipawrap", version: "9.9"),
             catalogue: FindingCode.all)
         let root = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         let run = try #require((root["runs"] as? [[String: Any]])?.first)
