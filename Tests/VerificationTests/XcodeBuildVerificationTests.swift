@@ -3,6 +3,7 @@ import CodeSignature
 import FormatSupport
 import Foundation
 import MachO
+import Reporting
 import TestSupport
 import Testing
 import Verification

@@ -1,8 +1,7 @@
 import Foundation
-import Reporting
 
-/// What `Verifier` found: one entry per signed unit (bundle or loose Mach-O), innermost first,
-/// and every finding. Optional fields are written as `null` (`@ExplicitNull`), never left out,
+/// What `Verifier` (in `Verification`) found: one entry per signed unit (bundle or loose Mach-O),
+/// innermost first, and every finding; here, below the verifier, so that `TextRendering` renders it. Optional fields are written as `null` (`@ExplicitNull`), never left out,
 /// and so are the findings' (`@ExplicitNullFindings`), as `verify --json` has always written them.
 /// Its own shape beside `Report`'s: `input` is a path, not `Report.Input`, and each bundle says
 /// more than `Report.Bundle` (identifier, architectures, the certificate's common name, intact); the
