@@ -99,7 +99,9 @@ public struct BatchJob: Sendable {
         let start = DispatchTime.now()
         func seconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9 }
         let output = outputPath(for: input)
+        // The report once made, for an error that comes after it (`report`), and for the end.
         var report: Report?
+        let made: Report
         var written: String?
         var icon: [UInt8]?
         var signed: [Report.Bundle]?
@@ -107,7 +109,8 @@ public struct BatchJob: Sendable {
             switch operation {
             case .inspect, .check:
                 let inspection = try Inspector.inspect(path: input.path, options: checks, toolData: toolData, limits: limits, tool: tool)
-                report = inspection.report
+                made = inspection.report
+                report = made
                 if collectIcons { icon = Self.thumbnail(inspection.archive, inspection.icon) }
                 if let output {
                     try Self.createParent(of: output)
@@ -120,7 +123,8 @@ public struct BatchJob: Sendable {
                 request.input = input.path
                 request.output = output
                 let outcome = try Wrapper.wrap(request, tool: tool)
-                report = outcome.report
+                made = outcome.report
+                report = made
                 signed = outcome.signedBundles
                 if outcome.written { written = output }
                 if collectIcons { icon = thumbnail(of: input) }
@@ -130,7 +134,8 @@ public struct BatchJob: Sendable {
                 let outcome = try Resigner.sign(
                     input: input.path, output: output, checks: checks, toolData: toolData, limits: limits, repack: repack,
                     signing: signing, tool: tool)
-                report = outcome.report
+                made = outcome.report
+                report = made
                 signed = outcome.signedBundles
                 if outcome.written { written = output }
                 if collectIcons { icon = thumbnail(of: input) }
@@ -140,17 +145,17 @@ public struct BatchJob: Sendable {
             // A report made before the failure (its JSON file could not be written) still says
             // what was found.
             return BatchResult(
-                input: input, exitCode: code, report: report, failure: failure, output: nil, seconds: seconds(),
-                iconThumbnail: icon, signedBundles: nil)
+                input: input, exitCode: code, outcome: report.map { .failedAfterReport($0, failure) } ?? .failure(failure),
+                output: nil, seconds: seconds(), iconThumbnail: icon, signedBundles: nil)
         }
         let exitCode: Int32
         switch operation {
         case .inspect: exitCode = ExitStatus.success
-        case .check: exitCode = report?.hasErrors == true ? ExitStatus.findings : ExitStatus.success
+        case .check: exitCode = made.hasErrors ? ExitStatus.findings : ExitStatus.success
         case .wrap, .sign: exitCode = written == nil ? ExitStatus.findings : ExitStatus.success
         }
         return BatchResult(
-            input: input, exitCode: exitCode, report: report, failure: nil, output: written, seconds: seconds(),
+            input: input, exitCode: exitCode, outcome: .report(made), output: written, seconds: seconds(),
             iconThumbnail: icon, signedBundles: written == nil ? nil : signed)
     }
 

@@ -58,6 +58,9 @@ public struct MergedBatch: Sendable {
                 if let shardOfRun = run.shard, Shard.index(of: record.name, count: shardOfRun.count) != shardOfRun.index {
                     throw BatchMergeError.notBatchOutput(place, reason: "\(record.name) is not an input of shard \(shardOfRun)")
                 }
+                guard record.outcome != nil else {
+                    throw BatchMergeError.notBatchOutput(place, reason: "its report and failure are both null")
+                }
                 var entry = shards[shard] ?? (file, run, [:])
                 if entry.file != file {
                     throw BatchMergeError.shardTwice(shard: shard, first: entry.file, second: file)
@@ -86,7 +89,7 @@ public struct MergedBatch: Sendable {
             throw BatchMergeError.shardsMissing(shards: missing, results: found, inputs: total)
         }
         let records = shards.values.flatMap(\.records.values).sorted { $0.index < $1.index }
-        return MergedBatch(run: reference.run.whole, results: records.map(\.result), shards: shards.count)
+        return MergedBatch(run: reference.run.whole, results: records.compactMap(\.result), shards: shards.count)
     }
 
     /// Writes the HTML report of the merged run atomically, as the run's `--report` would.

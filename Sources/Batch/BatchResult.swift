@@ -21,10 +21,9 @@ public struct BatchResult: Sendable {
     public let status: Status
     /// The exit code the single-file command (`inspect`, `check`, `wrap`, `sign`) would give this input.
     public let exitCode: Int32
-    /// The report, when one was produced (not for an unreadable or unsafe archive).
-    public let report: Report?
-    /// Why the input failed without a report (exit 64, 65, 74 or 70).
-    public let failure: InputFailure?
+    /// Its report, why it has none (exit 64, 65, 74 or 70: an unreadable or unsafe archive), or
+    /// both when the report was made and then its JSON or the output could not be written.
+    public let outcome: InputOutcome
     /// The file written for this input (the wrapped app, or a JSON report in `--out-dir`).
     public let output: String?
     /// Wall-clock seconds spent on this input.
@@ -36,20 +35,19 @@ public struct BatchResult: Sendable {
     public let signedBundles: [Report.Bundle]?
 
     public init(
-        input: BatchInput, exitCode: Int32, report: Report?, failure: InputFailure?, output: String?, seconds: Double,
+        input: BatchInput, exitCode: Int32, outcome: InputOutcome, output: String?, seconds: Double,
         iconThumbnail: [UInt8]? = nil, signedBundles: [Report.Bundle]? = nil
     ) {
         self.input = input
         self.exitCode = exitCode
-        self.report = report
-        self.failure = failure
+        self.outcome = outcome
         self.output = output
         self.seconds = seconds
         self.iconThumbnail = iconThumbnail
         self.signedBundles = signedBundles
         if exitCode != 0 {
             status = .failed
-        } else if report?.findings.contains(where: { $0.severity != .info }) == true {
+        } else if outcome.report?.findings.contains(where: { $0.severity != .info }) == true {
             status = .findings
         } else {
             status = .ok
@@ -61,7 +59,7 @@ public struct BatchResult: Sendable {
     public var infos: Int { count(.info) }
 
     private func count(_ severity: Severity) -> Int {
-        report?.findings.reduce(0) { $0 + ($1.severity == severity ? 1 : 0) } ?? 0
+        outcome.report?.findings.reduce(0) { $0 + ($1.severity == severity ? 1 : 0) } ?? 0
     }
 
     /// The exit status and failure for an error thrown while processing an input.
@@ -123,8 +121,8 @@ public struct BatchRecord: Codable, Sendable, Equatable {
         infos = result.infos
         seconds = (result.seconds * 1000).rounded() / 1000
         output = result.output
-        failure = result.failure
-        report = result.report
+        failure = result.outcome.failure
+        report = result.outcome.report
         signed = result.signedBundles
         icon = result.iconThumbnail.map { Data($0).base64EncodedString() }
         self.run = run
@@ -135,11 +133,18 @@ public struct BatchRecord: Codable, Sendable, Equatable {
         try ReportJSON.bytes(self, .compact)
     }
 
-    /// The result the record was written from (its time to the millisecond).
-    public var result: BatchResult {
-        BatchResult(
-            input: BatchInput(path: input, name: name, index: index), exitCode: exitCode, report: report, failure: failure,
-            output: output, seconds: seconds, iconThumbnail: icon.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) },
-            signedBundles: signed)
+    /// The outcome its `report` and `failure` write; nil for a record with neither, which no run
+    /// writes.
+    public var outcome: InputOutcome? { InputOutcome(report: report, failure: failure) }
+
+    /// The result the record was written from (its time to the millisecond); nil for a record
+    /// with neither a report nor a failure.
+    public var result: BatchResult? {
+        outcome.map { outcome in
+            BatchResult(
+                input: BatchInput(path: input, name: name, index: index), exitCode: exitCode, outcome: outcome,
+                output: output, seconds: seconds, iconThumbnail: icon.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) },
+                signedBundles: signed)
+        }
     }
 }

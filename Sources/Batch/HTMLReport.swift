@@ -124,7 +124,7 @@ public struct HTMLReport: Sendable {
     // MARK: Rows
 
     private func row(_ result: BatchResult, into html: inout HTMLBuilder) {
-        let report = result.report
+        let report = result.outcome.report
         let app = report?.app
         let statusRank = [BatchResult.Status.failed: 0, .findings: 1, .ok: 2][result.status] ?? 3
         html.raw("<tr class=\"\(result.status.rawValue)\" data-status=\"\(result.status.rawValue)\">")
@@ -223,15 +223,17 @@ public struct HTMLReport: Sendable {
             html.text(String(format: "%.2f s", result.seconds))
             html.raw("</div>")
         }
-        let findingRank = result.errors * 1_000_000 + result.warnings * 1000 + result.infos + (result.failure == nil ? 0 : 1_000_000_000)
+        let findingRank = result.errors * 1_000_000 + result.warnings * 1000 + result.infos + (result.outcome.failure == nil ? 0 : 1_000_000_000)
         html.cell(sort: String(findingRank), class: "findings") { html in
             var items: [(severity: Severity, code: String, message: String, remedy: String?)] = []
-            if let failure = result.failure {
+            // The failure first, then what a report made before it found.
+            let (failure, findings) = Self.parts(result.outcome)
+            if let failure {
                 items.append((.error, failure.code, failure.message, Self.remedy(forExitCode: result.exitCode)))
             }
-            for finding in report?.findings ?? [] {
+            for finding in findings {
                 items.append((finding.severity, finding.code, finding.message,
-                              finding.remedy ?? FindingCode.named(finding.code)?.remedy))
+                              finding.remedy ?? finding.findingCode?.remedy))
             }
             guard !items.isEmpty else { html.raw("<span class=\"dim\">none</span>"); return }
             html.raw("<ul>")
@@ -263,18 +265,16 @@ public struct HTMLReport: Sendable {
         html.cell(sort: first?.teamId ?? "", class: "signature") { html in
             guard let first else { html.raw("<span class=\"dim\">not signed</span>"); return }
             html.text("team \(first.teamId ?? "none")")
-            if let subject = first.certificateSubject {
+            if let certificate = first.certificate {
                 html.raw("<div class=\"dim\">")
-                html.text(subject)
+                html.text(certificate.subject)
                 html.raw("</div>")
-            }
-            if let expiry = first.certificateExpiry {
                 html.raw("<div>certificate ")
-                writeExpiry(expiry, to: &html)
+                writeExpiry(certificate.notValidAfter, to: &html)
                 html.raw("</div>")
             }
             let profiles = Dictionary(
-                (result.report?.profiles ?? []).map { ($0.bundlePath, $0) }, uniquingKeysWith: { first, _ in first })
+                (result.outcome.report?.profiles ?? []).map { ($0.bundlePath, $0) }, uniquingKeysWith: { first, _ in first })
             html.raw("<ul>")
             for bundle in bundles {
                 html.raw("<li>")
@@ -293,17 +293,28 @@ public struct HTMLReport: Sendable {
         }
     }
 
+    /// What an input's findings column lists: the error that stopped it, if one did, and the
+    /// findings of its report, if one was made.
+    private static func parts(_ outcome: InputOutcome) -> (failure: InputFailure?, findings: [Finding]) {
+        switch outcome {
+        case .report(let report): (nil, report.findings)
+        case .failure(let failure): (failure, [])
+        case .failedAfterReport(let report, let failure): (failure, report.findings)
+        }
+    }
+
     /// Every code found, how many apps have it, and what to do about it; a click filters by it.
     private func codeTable(_ results: [BatchResult], into html: inout HTMLBuilder) {
         var apps: [String: (severity: Severity, count: Int, remedy: String?)] = [:]
         for result in results {
             var seen: Set<String> = []
-            if let failure = result.failure, seen.insert(failure.code).inserted {
+            let (failure, findings) = Self.parts(result.outcome)
+            if let failure, seen.insert(failure.code).inserted {
                 apps[failure.code, default: (.error, 0, Self.remedy(forExitCode: result.exitCode))].count += 1
             }
-            for finding in result.report?.findings ?? [] where seen.insert(finding.code).inserted {
+            for finding in findings where seen.insert(finding.code).inserted {
                 // The code's own remedy: one app's remedy names that app's bundle and files.
-                let remedy = FindingCode.named(finding.code)?.remedy ?? finding.remedy
+                let remedy = finding.findingCode?.remedy ?? finding.remedy
                 apps[finding.code, default: (finding.severity, 0, remedy)].count += 1
             }
         }

@@ -21,15 +21,11 @@ extension ATSSettings {
         for bundle in context.archive.allBundles where bundle.kind != .framework {
             guard let settings = ATSSettings(bundle.info) else { continue }
             let minimum = minimumOSMajor(bundle, context: context)
-            let states = (ATSSettings.coversIOS9(minimumMajor: minimum) ? [settings.stateOnIOS9] : [])
-                + [settings.stateOnIOS10AndLater]
-            let detail = FindingDetail.binary(.appTransportSecurity(bundlePath: bundle.path, settings: settings, minimumMajor: minimum))
-            let path = bundle.path + "/Info.plist"
-            if states.contains(.disabled) {
-                report.findings.append(Finding(.atsArbitraryLoads, detail, path: path))
-            } else if states.contains(where: { if case .scoped = $0 { true } else { false } }) {
-                report.findings.append(Finding(.atsWebContentOnly, detail, path: path))
-            }
+            // The detail names the code (ARBITRARY_LOADS or WEB_CONTENT_ONLY) from the same lift.
+            guard settings.lift(minimumMajor: minimum) != nil else { continue }
+            report.findings.append(Finding(
+                .binary(.appTransportSecurity(bundlePath: bundle.path, settings: settings, minimumMajor: minimum)),
+                at: .archive(bundle.path + "/Info.plist")))
         }
     }
 

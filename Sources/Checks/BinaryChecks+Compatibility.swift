@@ -119,13 +119,13 @@ struct Compatibility {
 
         for (path, evidence) in privateCopies.entries {
             report.findings.append(Finding(
-                .privateSQLite, .binary(.privateSQLite(path: path, evidence: evidence)),
-                path: path))
+                .binary(.privateSQLite(path: path, evidence: evidence)),
+                at: .archive(path)))
         }
         for (path, evidence) in sqlcipher.entries {
             report.findings.append(Finding(
-                .sqlcipherPresent, .binary(.sqlcipher(path: path, evidence: evidence)),
-                path: path))
+                .binary(.sqlcipher(path: path, evidence: evidence)),
+                at: .archive(path)))
         }
     }
 
@@ -156,8 +156,8 @@ struct Compatibility {
             let banner = binary.prefixedStrings.first(where: Self.isOpenSSLBanner)
             guard !symbols.isEmpty || banner != nil else { continue }
             report.findings.append(Finding(
-                .opensslStatic, .binary(.opensslStatic(binaryPath: binary.path, symbols: symbols, banner: banner)),
-                path: location(binary)))
+                .binary(.opensslStatic(binaryPath: binary.path, symbols: symbols, banner: banner)),
+                at: .archive(location(binary))))
         }
     }
 
@@ -182,8 +182,8 @@ struct Compatibility {
         for binary in binaries {
             guard let library = binary.referencedClasses[Self.webViewClass] else { continue }
             report.findings.append(Finding(
-                .uiWebViewUsed, .binary(.uiWebView(binaryPath: binary.path, library: library)),
-                path: location(binary)))
+                .binary(.uiWebView(binaryPath: binary.path, library: library)),
+                at: .archive(location(binary))))
         }
     }
 
@@ -191,8 +191,8 @@ struct Compatibility {
         for binary in binaries where !binary.selectors.isEmpty {
             let selectors = Self.backgroundSelectors.filter { binary.selectors.contains($0) }
             report.findings.append(Finding(
-                .urlSessionBackground, .binary(.urlSessionBackground(binaryPath: binary.path, selectors: selectors)),
-                path: location(binary)))
+                .binary(.urlSessionBackground(binaryPath: binary.path, selectors: selectors)),
+                at: .archive(location(binary))))
         }
     }
 
@@ -233,8 +233,8 @@ struct Compatibility {
         let found: [(BinaryDetail.CrossPlatformFramework, [String])] = [(.flutter, flutter), (.reactNative, reactNative), (.cordova, cordova)]
         for (framework, evidence) in found where !evidence.isEmpty {
             report.findings.append(Finding(
-                .crossPlatformFramework, .binary(.crossPlatform(appPath: app, framework: framework, evidence: evidence)),
-                path: app))
+                .binary(.crossPlatform(appPath: app, framework: framework, evidence: evidence)),
+                at: .archive(app)))
         }
 
         var xamarin: [String] = []
@@ -248,8 +248,8 @@ struct Compatibility {
         }
         if !xamarin.isEmpty {
             report.findings.append(Finding(
-                .crossPlatformXamarin, .binary(.xamarin(appPath: app, evidence: xamarin)),
-                path: app))
+                .binary(.xamarin(appPath: app, evidence: xamarin)),
+                at: .archive(app)))
         }
     }
 }

@@ -31,10 +31,9 @@ struct SDKDetection {
                 versionFindings(family, frameworks: ownFrameworks, toolkit: toolkitVersion, to: &report)
                 for (binary, classes) in statics {
                     report.findings.append(Finding(
-                        .sdkStaticUnversioned,
                         .binary(.sdkStatic(
                             binaryPath: binary.path, family: family.name, classes: classes, toolkit: toolkitVersion)),
-                        path: binary.path))
+                        at: .archive(binary.path)))
                 }
             }
             let evidence = self.evidence(of: family, frameworks: ownFrameworks, statics: statics)
@@ -43,11 +42,10 @@ struct SDKDetection {
         let management = present.filter(\.family.isManagement)
         if management.count >= 2 {
             report.findings.append(Finding(
-                .multipleManagementSDKs,
                 .binary(.multipleManagementSDKs(
                     appPath: context.archive.app.path,
                     families: management.map { BinaryDetail.SDKEvidence(family: $0.family.name, evidence: $0.evidence) })),
-                path: context.archive.app.path))
+                at: .archive(context.archive.app.path)))
         }
         multiIdentity(to: &report)
     }
@@ -89,30 +87,25 @@ struct SDKDetection {
         for found in frameworks {
             guard let text = found.version, let version = SDKVersion(text) else {
                 report.findings.append(Finding(
-                    .sdkVersionUnknown,
                     .binary(.sdkVersionUnknown(
                         frameworkPath: found.bundle.path, family: family.name, version: found.version, toolkit: toolkit)),
-                    path: found.bundle.path))
+                    at: .archive(found.bundle.path)))
                 continue
             }
             versions.append((found, version))
             if version != toolkit.version {
                 report.findings.append(Finding(
-                    .sdkVersionMismatch,
                     .binary(.sdkVersionMismatch(
                         frameworkPath: found.bundle.path, family: family.name, version: text, toolkit: toolkit)),
-                    path: found.bundle.path,
-                    remedy: "Wrap the app with the MDX Toolkit \(text), the SDK's version (--toolkit-version \(text)), "
-                        + "or have the vendor wrap it as an ISV app in Premium or General mode and ship it pre-wrapped."))
+                    at: .archive(found.bundle.path)))
             }
         }
         if Set(versions.map(\.1)).count > 1 {
             report.findings.append(Finding(
-                .sdkVersionInconsistent,
                 .binary(.sdkVersionInconsistent(
                     appPath: context.archive.app.path, family: family.name,
                     frameworks: versions.map { BinaryDetail.FrameworkVersion(name: $0.0.name, version: $0.0.version) })),
-                path: context.archive.app.path))
+                at: .archive(context.archive.app.path)))
         }
     }
 
@@ -152,8 +145,8 @@ struct SDKDetection {
                 settings["MultiIdentity"]?.lenientBool == true
             else { continue }
             report.findings.append(Finding(
-                .intuneMultiIdentity, .binary(.intuneMultiIdentity(bundlePath: bundle.path)),
-                path: bundle.path + "/Info.plist"))
+                .binary(.intuneMultiIdentity(bundlePath: bundle.path)),
+                at: .archive(bundle.path + "/Info.plist")))
         }
     }
 }

@@ -78,8 +78,8 @@ enum BinaryChecks {
     private static func encryption(_ binaries: [BinaryEvidence], to report: inout Report) {
         for binary in binaries where !binary.encryptedArchitectures.isEmpty {
             report.findings.append(Finding(
-                .appEncrypted, .binary(.encrypted(binaryPath: binary.path, architectures: binary.encryptedArchitectures)),
-                path: binary.path))
+                .binary(.encrypted(binaryPath: binary.path, architectures: binary.encryptedArchitectures)),
+                at: .archive(binary.path)))
         }
     }
 
@@ -88,7 +88,7 @@ enum BinaryChecks {
     private static func unreadable(_ binaries: [BinaryEvidence], to report: inout Report) {
         for binary in binaries where !binary.problems.isEmpty {
             report.findings.append(Finding(
-                .binaryUnreadable, .binary(.unreadable(binaryPath: binary.path, problems: binary.problems)), path: binary.path))
+                .binary(.unreadable(binaryPath: binary.path, problems: binary.problems)), at: .archive(binary.path)))
         }
     }
 }

@@ -126,7 +126,7 @@ public final class CheckContext {
 /// What a bundle's code signature says to `inspect`'s summary and to the entitlement check.
 public struct SignatureReading {
     /// Nil when the bundle has no readable executable.
-    public let summary: Report.Signature?
+    public let summary: SignatureFacts?
     public let entitlements: EntitlementsInSignature
 }
 

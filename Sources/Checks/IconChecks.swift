@@ -12,19 +12,18 @@ enum IconChecks {
         }
         for missing in resolution.missingReferences {
             report.findings.append(Finding(
-                .iconReferenceMissing,
                 .icon(.referenceMissing(
                     appPath: context.archive.app.path, source: missing.source, name: missing.name, candidates: missing.candidates)),
-                path: context.archive.app.path + "/Info.plist"))
+                at: .archive(context.archive.app.path + "/Info.plist")))
         }
         for unreadable in resolution.unreadable {
             report.findings.append(Finding(
-                .iconUnreadable, .icon(.unreadable(path: unreadable.path, reason: unreadable.reason)),
-                path: unreadable.path))
+                .icon(.unreadable(path: unreadable.path, reason: unreadable.reason)),
+                at: .archive(unreadable.path)))
         }
         if resolution.icon == nil {
             report.findings.append(Finding(
-                .iconNotFound, .icon(.notFound(appPath: context.archive.app.path)), path: context.archive.app.path))
+                .icon(.notFound(appPath: context.archive.app.path)), at: .archive(context.archive.app.path)))
         }
     }
 }
@@ -36,29 +35,27 @@ enum BundleChecks {
     static func apply(_ context: CheckContext, to report: inout Report) {
         if !context.platform.isWrappable {
             report.findings.append(Finding(
-                .platformUnsupported,
                 .bundle(.platformUnsupported(appPath: context.archive.app.path, platform: context.platform)),
-                path: context.archive.app.path))
+                at: .archive(context.archive.app.path)))
         }
         for bundle in context.archive.nestedBundles {
             if let reason = bundle.noCodeReason {
                 report.findings.append(Finding(
-                    .bundleHasNoCode, .bundle(.noCode(bundlePath: bundle.path, kind: bundle.kind, reason: reason)),
-                    path: bundle.path))
+                    .bundle(.noCode(bundlePath: bundle.path, kind: bundle.kind, reason: reason)),
+                    at: .archive(bundle.path)))
             } else if let problem = bundle.infoPlistProblem {
                 // An extension, watch app or app clip without one cannot be signed or installed.
                 report.findings.append(Finding(
-                    .nestedBundleUnreadable,
                     .bundle(.nestedBundleUnreadable(bundlePath: bundle.path, problem: problem.description)),
-                    path: bundle.path + "/Info.plist", severity: bundle.kind.needsProfile ? .error : nil))
+                    at: .archive(bundle.path + "/Info.plist"), severity: bundle.kind.needsProfile ? .error : nil))
             }
         }
         for bundle in context.archive.allBundles {
             let plistPath = bundle.path + "/Info.plist"
             if let problem = bundle.bundleIdentifierProblem, bundle.noCodeReason == nil {
                 report.findings.append(Finding(
-                    .bundleIdentifierInvalid, .bundle(.bundleIdentifierInvalid(bundlePath: bundle.path, problem: problem)),
-                    path: plistPath))
+                    .bundle(.bundleIdentifierInvalid(bundlePath: bundle.path, problem: problem)),
+                    at: .archive(plistPath)))
             }
             switch bundle.executableProblem {
             case nil:
@@ -67,14 +64,14 @@ enum BundleChecks {
                 break  // BUNDLE_HAS_NO_CODE above
             case .notNamed?:
                 report.findings.append(Finding(
-                    .executableMissing, .bundle(.executableNotNamed(bundlePath: bundle.path)), path: plistPath))
+                    .bundle(.executableNotNamed(bundlePath: bundle.path)), at: .archive(plistPath)))
             case .invalidName(let reason)?:
                 report.findings.append(Finding(
-                    .executableInvalid, .bundle(.executableInvalid(bundlePath: bundle.path, reason: reason)), path: plistPath))
+                    .bundle(.executableInvalid(bundlePath: bundle.path, reason: reason)), at: .archive(plistPath)))
             case .fileMissing(let name, let path)?:
                 report.findings.append(Finding(
-                    .executableMissing, .bundle(.executableFileMissing(bundlePath: bundle.path, name: name, path: path)),
-                    path: path))
+                    .bundle(.executableFileMissing(bundlePath: bundle.path, name: name, path: path)),
+                    at: .archive(path)))
             }
         }
     }

@@ -69,7 +69,7 @@ public enum Inspector {
         try archive.checkLimits()
         if options.purpose == .signing {
             for index in report.findings.indices where report.findings[index].severity == .error {
-                if FindingCode.named(report.findings[index].code)?.isWrappingRule == true {
+                if report.findings[index].findingCode?.isWrappingRule == true {
                     report.findings[index].severity = .warning
                 }
             }

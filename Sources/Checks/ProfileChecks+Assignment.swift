@@ -24,9 +24,8 @@ extension ProfileChecks {
                 usedBundleIDs.insert(identifier)
                 if isApp, let plain = profiles.app {
                     findings.append(Finding(
-                        .profileOptionUnused,
                         .profile(.optionShadowed(path: plain.path, bundleIdentifier: identifier, givenPath: given.path)),
-                        path: plain.path))
+                        at: .file(plain.path)))
                 }
                 assignments.append(ProfileAssignment(bundle: bundle, given: given, source: .option))
                 continue
@@ -51,10 +50,9 @@ extension ProfileChecks {
         }
         for (identifier, given) in profiles.byBundleID.sorted(by: { $0.key < $1.key }) where !usedBundleIDs.contains(identifier) {
             findings.append(Finding(
-                .profileOptionUnused,
                 .profile(.optionUnmatched(
                     bundleIdentifier: identifier, path: given.path, knownIdentifiers: signed.compactMap(\.bundleIdentifier))),
-                path: given.path))
+                at: .file(given.path)))
         }
         return assignments
     }
@@ -95,11 +93,10 @@ extension ProfileChecks {
         let tied = ranked.dropFirst().filter { $0.match == best.match }
         if !tied.isEmpty {
             findings.append(Finding(
-                .profileAmbiguous,
                 .profile(.ambiguous(
                     directory: profiles.directory, bundlePath: bundle.path, bundleIdentifier: identifier,
                     chosen: describe(best.loaded.profile, file: best.loaded.path), alsoMatching: tied.map(\.loaded.path))),
-                path: bundle.path))
+                at: .archive(bundle.path)))
         }
         return best.loaded
     }
@@ -117,29 +114,22 @@ extension ProfileChecks {
             // Trouble reading the archive itself is not about the profile.
             if error.category == .io, !(error is ProfileError) { throw error }
             findings.append(Finding(
-                .profileUnreadable,
                 .profile(.embeddedUnreadable(path: path, bundlePath: bundle.path, reason: "\(error)", code: error.code)),
-                path: path))
+                at: .archive(path)))
             return nil
         } catch {
             findings.append(Finding(
-                .profileUnreadable,
                 .profile(.embeddedUnreadable(path: path, bundlePath: bundle.path, reason: "\(error)", code: nil)),
-                path: path))
+                at: .archive(path)))
             return nil
         }
     }
 
     static func missingFinding(_ bundle: BundleInfo, identifier: String?, profiles: ProfileSet) -> Finding {
-        let remedy = identifier.map {
-            "Pass --profile \($0)=PATH, put the profile for App ID TEAM.\($0) in --profiles-dir, or embed it as "
-                + "\(bundle.folderName)/embedded.mobileprovision."
-        }
-        return Finding(
-            .profileMissing,
+        Finding(
             .profile(.missing(
                 bundlePath: bundle.path, bundleIdentifier: identifier, kind: bundle.kind, directory: profiles.directory,
                 directoryProfileCount: profiles.directoryProfiles.count)),
-            path: bundle.path, remedy: remedy)
+            at: .archive(bundle.path))
     }
 }

@@ -26,20 +26,18 @@ extension ProfileChecks {
             // A damaged signature hides what the bundle is entitled to: say so rather than
             // report a clean bundle.
             return [Finding(
-                .signedEntitlementsUnreadable,
-                .profile(.signatureUnreadable(executablePath: path, architecture: architecture, reason: reason)), path: path)]
+                .profile(.signatureUnreadable(executablePath: path, architecture: architecture, reason: reason)), at: .archive(path))]
         case .entitlementsUnreadable(let reason):
             return [Finding(
-                .signedEntitlementsUnreadable, .profile(.signedEntitlementsUnreadable(executablePath: path, reason: reason)),
-                path: path)]
+                .profile(.signedEntitlementsUnreadable(executablePath: path, reason: reason)),
+                at: .archive(path))]
         }
         let missing = signed.keys.filter { assignment.profile.entitlements[$0] == nil }.sorted()
         guard !missing.isEmpty else { return [] }
         return [Finding(
-            .entitlementNotInProfile,
             .profile(.entitlementsNotGranted(
                 executablePath: path, profile: describe(assignment.profile, file: assignment.file), entitlements: missing)),
-            path: path)]
+            at: .archive(path))]
     }
 
     /// The entitlements of the first slice whose signature has some, slice by slice; the first
@@ -84,16 +82,14 @@ extension ProfileChecks {
         let value = profile.entitlements[dataProtectionKey]
         if value?.string == "NSFileProtectionComplete" { return [] }
         let subject = describe(profile, file: assignment.file)
-        let remedy = "Enable Data Protection (Complete Protection) for the App ID \(profile.applicationIdentifier.rawValue) "
-            + "in the Apple Developer portal and regenerate the profile."
+        let appID = profile.applicationIdentifier.rawValue
         if let value {
             return [Finding(
-                .dataProtectionNotEnabled,
-                .profile(.dataProtectionWeaker(profile: subject, key: dataProtectionKey, value: "\(value)")),
-                path: assignment.file, severity: .info, remedy: remedy)]
+                .profile(.dataProtectionWeaker(profile: subject, appID: appID, key: dataProtectionKey, value: "\(value)")),
+                at: assignment.location, severity: .info)]
         }
         return [Finding(
-            .dataProtectionNotEnabled, .profile(.dataProtectionNotGranted(profile: subject, key: dataProtectionKey)),
-            path: assignment.file, remedy: remedy)]
+            .profile(.dataProtectionNotGranted(profile: subject, appID: appID, key: dataProtectionKey)),
+            at: assignment.location)]
     }
 }

@@ -16,6 +16,8 @@ public struct ProfileAssignment: Sendable {
     /// The profile file: the path given on the command line (or in the folder), or the archive
     /// path of an embedded profile.
     public let file: String
+    /// Where `file` is: in the archive for an embedded profile, on disk for one given.
+    public var location: FindingLocation { source == .embedded ? .archive(file) : .file(file) }
     /// The bytes `profile` was decoded from, for a profile given on the command line (what
     /// signing embeds); nil for an embedded one, which stays as it is.
     public let bytes: [UInt8]?
@@ -58,7 +60,7 @@ enum ProfileChecks {
         }
         for assignment in assignments {
             findings += profileFindings(
-                assignment.profile, file: assignment.file, bundle: assignment.bundle, now: context.now,
+                assignment.profile, file: assignment.location, bundle: assignment.bundle, now: context.now,
                 allowWildcard: context.options.allowWildcard)
             findings += appIDFindings(assignment)
             findings += entitlementFindings(assignment, context: context)
@@ -76,51 +78,39 @@ enum ProfileChecks {
     /// Findings about a profile on its own: a wildcard App ID, expiry, the platform and the
     /// developer certificates. `bundle` is nil for `ipawrap profile show`.
     static func profileFindings(
-        _ profile: ProvisioningProfile, file: String, bundle: BundleInfo?, now: Date, allowWildcard: Bool
+        _ profile: ProvisioningProfile, file: FindingLocation, bundle: BundleInfo?, now: Date, allowWildcard: Bool
     ) -> [Finding] {
         var findings: [Finding] = []
-        let reference = describe(profile, file: file)
+        let reference = describe(profile, file: file.path)
         let appID = profile.applicationIdentifier
 
         if appID.isWildcard {
-            var remedy: String?
-            if let identifier = bundle?.bundleIdentifier {
-                remedy = "Register the explicit App ID \(appID.prefix).\(identifier), create a profile for it and pass it "
-                    + "with --profile \(identifier)=PATH or --profiles-dir."
-                if allowWildcard {
-                    remedy = "When re-signing, set application-identifier to \(appID.prefix).\(identifier), not "
-                        + "\(appID.rawValue): iOS 14 and later reject the wildcard itself in a signature."
-                }
-            }
             findings.append(Finding(
-                .appIDWildcard,
                 .profile(.wildcardAppID(
-                    profile: reference, bundlePath: bundle?.path, appID: appID.rawValue,
-                    stem: appID.kind == .fullWildcard ? nil : appID.wildcardStem ?? "", accepted: allowWildcard,
-                    grantsPushNotifications: profile.entitlements["aps-environment"] != nil)),
-                path: file, severity: allowWildcard ? .warning : .error, remedy: remedy))
+                    profile: reference, bundlePath: bundle?.path, appID: appID.rawValue, teamPrefix: appID.prefix,
+                    bundleIdentifier: bundle?.bundleIdentifier, stem: appID.kind == .fullWildcard ? nil : appID.wildcardStem ?? "",
+                    accepted: allowWildcard, grantsPushNotifications: profile.entitlements["aps-environment"] != nil)),
+                at: file, severity: allowWildcard ? .warning : .error))
         }
 
         switch ProfileExpiry(expiration: profile.expirationDate, at: now) {
         case .expired:
             findings.append(Finding(
-                .profileExpired,
-                .profile(.expired(profile: reference, bundlePath: bundle?.path, expiration: profile.expirationDate)), path: file))
+                .profile(.expired(profile: reference, bundlePath: bundle?.path, expiration: profile.expirationDate)), at: file))
         case .expiring(let seconds):
             findings.append(Finding(
-                .profileExpiring,
                 .profile(.expiring(
                     profile: reference, bundlePath: bundle?.path, expiration: profile.expirationDate,
                     days: Int((seconds / 86_400).rounded(.down)))),
-                path: file))
+                at: file))
         case .valid:
             break
         }
 
         if !profile.isForIOS {
             findings.append(Finding(
-                .profileNotForIOS, .profile(.notForIOS(profile: reference, bundlePath: bundle?.path, platforms: profile.platforms)),
-                path: file))
+                .profile(.notForIOS(profile: reference, bundlePath: bundle?.path, platforms: profile.platforms)),
+                at: file))
         }
 
         let certificates = profile.developerCertificates
@@ -131,20 +121,19 @@ enum ProfileChecks {
                     name: $0.commonName ?? $0.subject, serialNumber: $0.serialNumber, expiration: $0.notValidAfter)
             }
             findings.append(Finding(
-                .profileCertificateExpired,
                 .profile(.certificatesExpired(profile: reference, certificates: listed, total: certificates.count)),
-                path: file, severity: expired.count == certificates.count ? .warning : .info))
+                at: file, severity: expired.count == certificates.count ? .warning : .info))
         }
         let wrongTypes = EntitlementRules.typeProblems(in: profile.entitlements, profileWildcards: true)
         if !wrongTypes.isEmpty {
             findings.append(Finding(
-                .profileEntitlementType, .profile(.entitlementTypes(profile: reference, problems: wrongTypes.map(\.description))),
-                path: file))
+                .profile(.entitlementTypes(profile: reference, problems: wrongTypes.map(\.description))),
+                at: file))
         }
         if certificates.isEmpty || !profile.certificateProblems.isEmpty {
             findings.append(Finding(
-                .profileCertificateInvalid, .profile(.certificatesInvalid(profile: reference, problems: profile.certificateProblems)),
-                path: file))
+                .profile(.certificatesInvalid(profile: reference, problems: profile.certificateProblems)),
+                at: file))
         }
         return findings
     }
@@ -155,15 +144,12 @@ enum ProfileChecks {
         let appID = assignment.profile.applicationIdentifier
         guard let identifier = bundle.bundleIdentifier, !appID.matches(identifier) else { return [] }
         return [Finding(
-            .appIDMismatch,
             .profile(.appIDMismatch(
                 bundlePath: bundle.path, bundleIdentifier: identifier,
                 profile: describe(assignment.profile, file: assignment.file), appID: appID.rawValue,
                 wildcard: appID.isWildcard, differsOnlyInCase: appID.bundlePattern.lowercased() == identifier.lowercased(),
                 source: assignment.source)),
-            path: bundle.path,
-            remedy: "Use the profile made for \(identifier) (--profile \(identifier)=PATH), or change CFBundleIdentifier "
-                + "to match the App ID.")]
+            at: .archive(bundle.path))]
     }
 
     // MARK: Across bundles
@@ -175,7 +161,7 @@ enum ProfileChecks {
         let reference = teams.first { $0.0.bundle.kind == .app }?.1 ?? mostCommon(teams.map(\.1))
         let odd = teams.filter { $0.1 != reference }
         let others = odd.map { ProfileDetail.BundleTeam(bundlePath: $0.0.bundle.path, team: $0.1, profileFile: $0.0.file) }
-        return [Finding(.teamMismatch, .profile(.teamMismatch(appTeam: reference, others: others)), path: app.path)]
+        return [Finding(.profile(.teamMismatch(appTeam: reference, others: others)), at: .archive(app.path))]
     }
 
     // MARK: Helpers

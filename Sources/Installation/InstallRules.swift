@@ -21,7 +21,7 @@ public enum InstallRules {
         var findings: [Finding] = []
         let app = archive.app
         if let evidence = SimulatorBuild.evidence(slices: executables[app.path] ?? [], info: app.info) {
-            findings.append(Finding(.platformSimulator, .bundle(.simulatorBuild(appPath: app.path, evidence: evidence)), path: app.path))
+            findings.append(Finding(.bundle(.simulatorBuild(appPath: app.path, evidence: evidence)), at: .archive(app.path)))
         }
         let byPath = Dictionary(archive.allBundles.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         for bundle in archive.allBundles where bundle.kind.needsProfile && bundle.info != nil {
@@ -30,21 +30,20 @@ public enum InstallRules {
             if bundle.kind == .watch, let parent { findings += watchFindings(bundle, companion: parent) }
             if bundle.kind == .appex && !declaresExtensionPoint(bundle) {
                 findings.append(Finding(
-                    .installExtensionPointMissing, .install(.extensionPointMissing(bundle: bundle.path)),
-                    path: bundle.path + "/Info.plist"))
+                    .install(.extensionPointMissing(bundle: bundle.path)),
+                    at: .archive(bundle.path + "/Info.plist")))
             }
             if bundle.buildVersion?.isEmpty ?? true {
                 findings.append(Finding(
-                    .installBundleVersionMissing, .install(.bundleVersionMissing(bundle: bundle.path)),
-                    path: bundle.path + "/Info.plist"))
+                    .install(.bundleVersionMissing(bundle: bundle.path)),
+                    at: .archive(bundle.path + "/Info.plist")))
             }
             if let slices = executables[bundle.path], !slices.isEmpty, requiredCapabilities(bundle).contains("arm64"),
                 !slices.contains(where: \.isARM64)
             {
                 findings.append(Finding(
-                    .installCapabilityUnmet,
                     .install(.capabilityUnmet(bundle: bundle.path, capability: "arm64", architectures: slices.map(\.architecture.name))),
-                    path: bundle.path + "/Info.plist"))
+                    at: .archive(bundle.path + "/Info.plist")))
             }
         }
         return findings
@@ -57,19 +56,10 @@ public enum InstallRules {
             !identifier.hasPrefix(parentID + ".")
         else { return [] }
         return [Finding(
-            .extensionIDNotPrefixed,
             .profile(.extensionIDNotPrefixed(
-                bundlePath: bundle.path, bundleIdentifier: identifier, containerKind: parent.kind, containerIdentifier: parentID)),
-            path: bundle.path,
-            remedy: "Set its CFBundleIdentifier to \(parentID).\(suggestedSuffix(bundle)) (or another name under "
-                + "\(parentID).) and use a profile for that App ID.",
-            installError: bundle.kind == .watch ? .watchAppNotPrefixed : .extensionNotPrefixed)]
-    }
-
-    static func suggestedSuffix(_ bundle: BundleInfo) -> String {
-        let name = bundle.folderName
-        guard let dot = name.lastIndex(of: ".") else { return name }
-        return String(name[..<dot])
+                bundlePath: bundle.path, bundleIdentifier: identifier, kind: bundle.kind, containerKind: parent.kind,
+                containerIdentifier: parentID)),
+            at: .archive(bundle.path))]
     }
 
     /// A watch app must say it is one and name its companion.
@@ -78,14 +68,14 @@ public enum InstallRules {
         let info = watch.info
         if info?["WKWatchKitApp"]?.bool != true && info?["WKApplication"]?.bool != true {
             findings.append(Finding(
-                .installWatchKitAppInvalid, .install(.watchKitAppInvalid(bundle: watch.path)), path: watch.path + "/Info.plist"))
+                .install(.watchKitAppInvalid(bundle: watch.path)), at: .archive(watch.path + "/Info.plist")))
         }
         // A single-target watch app (WKApplication) may stand alone; a companion it names must be this app.
         let named = info?["WKCompanionAppBundleIdentifier"]?.string
         if let container = companion.bundleIdentifier, named != container, named != nil || info?["WKApplication"]?.bool != true {
             findings.append(Finding(
-                .installWatchCompanionMismatch, .install(.watchCompanionMismatch(bundle: watch.path, value: named, container: container)),
-                path: watch.path + "/Info.plist"))
+                .install(.watchCompanionMismatch(bundle: watch.path, value: named, container: container)),
+                at: .archive(watch.path + "/Info.plist")))
         }
         return findings
     }
@@ -126,7 +116,7 @@ public enum InstallRules {
                 switch profile.distribution {
                 case .appstore:
                     findings.append(Finding(
-                        .installAppStoreProfile, .install(.appStoreProfile(bundle: bundle.path, profileName: name)), path: bundle.path))
+                        .install(.appStoreProfile(bundle: bundle.path, profileName: name)), at: .archive(bundle.path)))
                 case .enterprise:
                     continue
                 default:
@@ -135,11 +125,10 @@ public enum InstallRules {
                     let missing = options.devices.filter { !listed.contains($0.lowercased()) }
                     if !missing.isEmpty {
                         findings.append(Finding(
-                            .installDeviceNotProvisioned,
                             .install(.devicesNotProvisioned(
                                 bundle: bundle.path, profileName: name, kind: profile.distribution.rawValue, devices: missing,
                                 provisioned: listed.count)),
-                            path: bundle.path + "/embedded.mobileprovision"))
+                            at: .archive(bundle.path + "/embedded.mobileprovision")))
                     }
                 }
             }
@@ -148,8 +137,8 @@ public enum InstallRules {
             let app = archive.app
             if let text = app.minimumOSVersion, let minimum = InstallOptions.OSVersion(text), os < minimum {
                 findings.append(Finding(
-                    .installOSTooOld, .install(.osTooOld(bundle: app.path, minimum: minimum.description, os: os.description)),
-                    path: app.path + "/Info.plist"))
+                    .install(.osTooOld(bundle: app.path, minimum: minimum.description, os: os.description)),
+                    at: .archive(app.path + "/Info.plist")))
             }
             if os.major >= 11 {
                 for bundle in appLike {
@@ -157,9 +146,8 @@ public enum InstallRules {
                         let executable = bundle.executablePath
                     else { continue }
                     findings.append(Finding(
-                        .installNoARM64,
                         .install(.noARM64(executable: executable, architectures: slices.map(\.architecture.name), os: os.description)),
-                        path: executable))
+                        at: .archive(executable)))
                 }
             }
         }
@@ -180,22 +168,19 @@ public enum InstallRules {
         let path = bundle.path + "/embedded.mobileprovision"
         if profile.isExpired(at: date) {
             findings.append(Finding(
-                .installProfileExpired,
-                .install(.profileExpired(bundle: bundle.path, profileName: name, expiration: profile.expirationDate)), path: path))
+                .install(.profileExpired(bundle: bundle.path, profileName: name, expiration: profile.expirationDate)), at: .archive(path)))
         }
         if let team = profile.teamIdentifier, let signingTeam, team != signingTeam {
             findings.append(Finding(
-                .installProfileTeamMismatch,
                 .install(.profileTeamMismatch(bundle: bundle.path, profileName: name, profileTeam: team, signingTeam: signingTeam)),
-                path: path))
+                at: .archive(path)))
         }
         if isApp && options.devices.isEmpty {
             findings.append(Finding(
-                .installProfileDevices,
                 .install(.profileDevices(
                     bundle: bundle.path, profileName: name, kind: profile.distribution.rawValue,
                     provisionsAll: profile.provisionsAllDevices, count: profile.provisionedDevices?.count ?? 0)),
-                path: path))
+                at: .archive(path)))
         }
         return findings
     }

@@ -48,6 +48,23 @@ public struct ATSSettings: Sendable, Hashable {
         return allowsArbitraryLoads ? .disabled : .enforced
     }
 
+    /// How far the settings lift ATS on the supported iOS versions, which decides the finding's code.
+    public enum Lift: Sendable, Hashable {
+        /// Off for every connection on at least one of them (`ATS_ARBITRARY_LOADS`).
+        case allConnections
+        /// Only for what the scoped keys name (`ATS_WEB_CONTENT_ONLY`).
+        case scoped
+    }
+
+    /// How far ATS is lifted for a bundle of this deployment target; nil when it applies to every
+    /// connection on every supported version (no finding).
+    public func lift(minimumMajor: Int?) -> Lift? {
+        let states = (Self.coversIOS9(minimumMajor: minimumMajor) ? [stateOnIOS9] : []) + [stateOnIOS10AndLater]
+        if states.contains(.disabled) { return .allConnections }
+        if states.contains(where: { if case .scoped = $0 { true } else { false } }) { return .scoped }
+        return nil
+    }
+
     /// Whether NSAllowsArbitraryLoads is YES but iOS 10 and later ignore it.
     public var arbitraryLoadsIgnoredOnIOS10: Bool { allowsArbitraryLoads && !scopedKeysPresent.isEmpty }
 

@@ -1,7 +1,7 @@
 /// A finding code ipawrap can report, with its default severity, when it is reported and what to
-/// do about it. The value type lives here, with the findings and reports; the catalogue does not:
-/// each area of checks declares its codes in `Checks`' `FindingCode+Area.swift` files, and
-/// `FindingCode.all` there lists them (a test checks docs/finding-codes.md against it).
+/// do about it. Each area declares its codes in `FindingCode+Area.swift`, beside the area's detail
+/// (`FindingDetail+Area.swift`), whose cases name them; `FindingCode.all` lists them (a test checks
+/// docs/finding-codes.md against it).
 public struct FindingCode: Sendable, Hashable, CustomStringConvertible {
     /// The stable code, e.g. `ICON_NOT_FOUND`.
     public let rawValue: String

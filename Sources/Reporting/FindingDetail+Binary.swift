@@ -34,7 +34,8 @@ public enum BinaryDetail: Sendable, Hashable {
     case crossPlatform(appPath: String, framework: CrossPlatformFramework, evidence: [String])
     /// `CROSS_PLATFORM_XAMARIN`.
     case xamarin(appPath: String, evidence: [String])
-    /// `ATS_ARBITRARY_LOADS` or `ATS_WEB_CONTENT_ONLY`: a bundle's ATS settings and deployment target.
+    /// `ATS_ARBITRARY_LOADS` or `ATS_WEB_CONTENT_ONLY`, as `settings.lift(minimumMajor:)` says: a
+    /// bundle's ATS settings and deployment target (only for settings that lift ATS somewhere).
     case appTransportSecurity(bundlePath: String, settings: ATSSettings, minimumMajor: Int?)
 
     /// A framework of an SDK family and its `CFBundleShortVersionString`.
@@ -64,6 +65,39 @@ public enum BinaryDetail: Sendable, Hashable {
         case flutter = "Flutter"
         case reactNative = "React Native"
         case cordova = "Cordova"
+    }
+
+    /// The code these facts are reported under; App Transport Security's follows from the settings:
+    /// off for every connection on a supported iOS version, else lifted only for what the scoped keys name.
+    public var code: FindingCode {
+        switch self {
+        case .encrypted: .appEncrypted
+        case .unreadable: .binaryUnreadable
+        case .sdkStatic: .sdkStaticUnversioned
+        case .sdkVersionUnknown: .sdkVersionUnknown
+        case .sdkVersionMismatch: .sdkVersionMismatch
+        case .sdkVersionInconsistent: .sdkVersionInconsistent
+        case .multipleManagementSDKs: .multipleManagementSDKs
+        case .intuneMultiIdentity: .intuneMultiIdentity
+        case .privateSQLite: .privateSQLite
+        case .sqlcipher: .sqlcipherPresent
+        case .opensslStatic: .opensslStatic
+        case .uiWebView: .uiWebViewUsed
+        case .urlSessionBackground: .urlSessionBackground
+        case .crossPlatform: .crossPlatformFramework
+        case .xamarin: .crossPlatformXamarin
+        case .appTransportSecurity(_, let settings, let minimumMajor):
+            settings.lift(minimumMajor: minimumMajor) == .allConnections ? .atsArbitraryLoads : .atsWebContentOnly
+        }
+    }
+
+    /// What to do: the code's remedy, or, for a version mismatch, one that names the SDK's version.
+    public var remedy: String {
+        if case .sdkVersionMismatch(_, _, let version, _) = self {
+            return "Wrap the app with the MDX Toolkit \(version), the SDK's version (--toolkit-version \(version)), "
+                + "or have the vendor wrap it as an ISV app in Premium or General mode and ship it pre-wrapped."
+        }
+        return code.remedy
     }
 
     public var message: String {

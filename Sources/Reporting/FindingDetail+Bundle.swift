@@ -19,6 +19,19 @@ public enum BundleDetail: Sendable, Hashable {
     /// `BUNDLE_HAS_NO_CODE`.
     case noCode(bundlePath: String, kind: BundleKind, reason: String)
 
+    /// The code these facts are reported under.
+    public var code: FindingCode {
+        switch self {
+        case .platformUnsupported: .platformUnsupported
+        case .nestedBundleUnreadable: .nestedBundleUnreadable
+        case .bundleIdentifierInvalid: .bundleIdentifierInvalid
+        case .executableNotNamed, .executableFileMissing: .executableMissing
+        case .executableInvalid: .executableInvalid
+        case .simulatorBuild: .platformSimulator
+        case .noCode: .bundleHasNoCode
+        }
+    }
+
     public var message: String {
         switch self {
         case .platformUnsupported(let appPath, let platform):

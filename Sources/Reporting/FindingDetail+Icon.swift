@@ -9,6 +9,15 @@ public enum IconDetail: Sendable, Hashable {
     /// `ICON_NOT_FOUND`.
     case notFound(appPath: String)
 
+    /// The code these facts are reported under.
+    public var code: FindingCode {
+        switch self {
+        case .referenceMissing: .iconReferenceMissing
+        case .unreadable: .iconUnreadable
+        case .notFound: .iconNotFound
+        }
+    }
+
     public var message: String {
         switch self {
         case .referenceMissing(let appPath, let source, let name, let candidates):

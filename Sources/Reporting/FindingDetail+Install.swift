@@ -29,6 +29,24 @@ public enum InstallDetail: Sendable, Hashable {
     /// `INSTALL_BUNDLE_VERSION_MISSING`: no usable `CFBundleVersion`.
     case bundleVersionMissing(bundle: String)
 
+    /// The code these facts are reported under.
+    public var code: FindingCode {
+        switch self {
+        case .profileExpired: .installProfileExpired
+        case .profileTeamMismatch: .installProfileTeamMismatch
+        case .devicesNotProvisioned: .installDeviceNotProvisioned
+        case .appStoreProfile: .installAppStoreProfile
+        case .profileDevices: .installProfileDevices
+        case .osTooOld: .installOSTooOld
+        case .noARM64: .installNoARM64
+        case .capabilityUnmet: .installCapabilityUnmet
+        case .watchCompanionMismatch: .installWatchCompanionMismatch
+        case .watchKitAppInvalid: .installWatchKitAppInvalid
+        case .extensionPointMissing: .installExtensionPointMissing
+        case .bundleVersionMissing: .installBundleVersionMissing
+        }
+    }
+
     public var message: String {
         switch self {
         case .profileExpired(let bundle, let name, let expiration):

@@ -21,10 +21,12 @@ public struct ProfileReference: Sendable, Hashable, CustomStringConvertible {
 
 /// The facts of the provisioning-profile findings.
 public enum ProfileDetail: Sendable, Hashable {
-    /// `APP_ID_WILDCARD`. `stem` is nil for `*`; `accepted` with `--allow-wildcard`.
+    /// `APP_ID_WILDCARD`. `teamPrefix` is the App ID's prefix; `bundleIdentifier` the bundle's (nil
+    /// for `ipawrap profile show`, or a bundle without one); `stem` is nil for `*`; `accepted` with
+    /// `--allow-wildcard`.
     case wildcardAppID(
-        profile: ProfileReference, bundlePath: String?, appID: String, stem: String?, accepted: Bool,
-        grantsPushNotifications: Bool)
+        profile: ProfileReference, bundlePath: String?, appID: String, teamPrefix: String, bundleIdentifier: String?,
+        stem: String?, accepted: Bool, grantsPushNotifications: Bool)
     /// `PROFILE_EXPIRED`.
     case expired(profile: ProfileReference, bundlePath: String?, expiration: Date)
     /// `PROFILE_EXPIRING`: within the expiry window; `days` whole days left.
@@ -43,8 +45,9 @@ public enum ProfileDetail: Sendable, Hashable {
         differsOnlyInCase: Bool, source: ProfileSource)
     /// `TEAM_MISMATCH`: the bundles whose profile's team is not the app's.
     case teamMismatch(appTeam: String, others: [BundleTeam])
-    /// `EXTENSION_ID_NOT_PREFIXED`: the bundle ID is not under its container's.
-    case extensionIDNotPrefixed(bundlePath: String, bundleIdentifier: String, containerKind: BundleKind, containerIdentifier: String)
+    /// `EXTENSION_ID_NOT_PREFIXED`: the bundle ID (of a bundle of `kind`) is not under its container's.
+    case extensionIDNotPrefixed(
+        bundlePath: String, bundleIdentifier: String, kind: BundleKind, containerKind: BundleKind, containerIdentifier: String)
     /// `PROFILE_OPTION_UNUSED`: `--profile PATH` loses to `--profile BUNDLE_ID=GIVEN` for the app.
     case optionShadowed(path: String, bundleIdentifier: String, givenPath: String)
     /// `PROFILE_OPTION_UNUSED`: `--profile BUNDLE_ID=PATH` names no bundle that takes a profile.
@@ -62,10 +65,10 @@ public enum ProfileDetail: Sendable, Hashable {
     case signedEntitlementsUnreadable(executablePath: String, reason: String)
     /// `ENTITLEMENT_NOT_IN_PROFILE`.
     case entitlementsNotGranted(executablePath: String, profile: ProfileReference, entitlements: [String])
-    /// `DATA_PROTECTION_NOT_ENABLED`: the app's profile sets `key` to a weaker class, `value`.
-    case dataProtectionWeaker(profile: ProfileReference, key: String, value: String)
-    /// `DATA_PROTECTION_NOT_ENABLED`: the app's profile does not grant `key`.
-    case dataProtectionNotGranted(profile: ProfileReference, key: String)
+    /// `DATA_PROTECTION_NOT_ENABLED`: the app's profile (for the App ID `appID`) sets `key` to a weaker class, `value`.
+    case dataProtectionWeaker(profile: ProfileReference, appID: String, key: String, value: String)
+    /// `DATA_PROTECTION_NOT_ENABLED`: the app's profile (for the App ID `appID`) does not grant `key`.
+    case dataProtectionNotGranted(profile: ProfileReference, appID: String, key: String)
 
     /// An expired developer certificate of a profile.
     public struct ExpiredCertificate: Sendable, Hashable {
@@ -94,9 +97,32 @@ public enum ProfileDetail: Sendable, Hashable {
         }
     }
 
+    /// The code these facts are reported under.
+    public var code: FindingCode {
+        switch self {
+        case .wildcardAppID: .appIDWildcard
+        case .expired: .profileExpired
+        case .expiring: .profileExpiring
+        case .notForIOS: .profileNotForIOS
+        case .certificatesExpired: .profileCertificateExpired
+        case .certificatesInvalid: .profileCertificateInvalid
+        case .entitlementTypes: .profileEntitlementType
+        case .appIDMismatch: .appIDMismatch
+        case .teamMismatch: .teamMismatch
+        case .extensionIDNotPrefixed: .extensionIDNotPrefixed
+        case .optionShadowed, .optionUnmatched: .profileOptionUnused
+        case .ambiguous: .profileAmbiguous
+        case .embeddedUnreadable: .profileUnreadable
+        case .missing: .profileMissing
+        case .signatureUnreadable, .signedEntitlementsUnreadable: .signedEntitlementsUnreadable
+        case .entitlementsNotGranted: .entitlementNotInProfile
+        case .dataProtectionWeaker, .dataProtectionNotGranted: .dataProtectionNotEnabled
+        }
+    }
+
     public var message: String {
         switch self {
-        case .wildcardAppID(let profile, let bundlePath, let appID, let stem, let accepted, let grantsPushNotifications):
+        case .wildcardAppID(let profile, let bundlePath, let appID, _, _, let stem, let accepted, let grantsPushNotifications):
             let scope = stem.map { "every bundle ID starting with \($0)" } ?? "every bundle ID"
             return "\(Self.subject(profile, bundlePath)) has the wildcard App ID \(appID) (\(scope)); wrapping needs an "
                 + "explicit App ID and one profile per App ID"
@@ -135,7 +161,7 @@ public enum ProfileDetail: Sendable, Hashable {
             let list = others.map { "\($0.bundlePath) has team \($0.team) (\($0.profileFile))" }
             return "the bundles' profiles name different teams: the app's team is \(appTeam), but "
                 + list.joined(separator: "; ")
-        case .extensionIDNotPrefixed(let bundlePath, let bundleIdentifier, let containerKind, let containerIdentifier):
+        case .extensionIDNotPrefixed(let bundlePath, let bundleIdentifier, _, let containerKind, let containerIdentifier):
             return "\(bundlePath) has the bundle ID \(bundleIdentifier), which does not start with its containing "
                 + "\(containerKind.noun)'s bundle ID \(containerIdentifier) and a dot; iOS refuses to install it"
         case .optionShadowed(let path, let bundleIdentifier, let givenPath):
@@ -171,12 +197,58 @@ public enum ProfileDetail: Sendable, Hashable {
             return "\(executablePath) is signed with "
                 + "\(entitlements.count == 1 ? "an entitlement" : "\(entitlements.count) entitlements") "
                 + "that \(profile) does not grant: " + entitlements.joined(separator: ", ")
-        case .dataProtectionWeaker(let profile, let key, let value):
+        case .dataProtectionWeaker(let profile, _, let key, let value):
             return "\(profile), the app's profile, sets \(key) to \(value), a weaker class than NSFileProtectionComplete"
-        case .dataProtectionNotGranted(let profile, let key):
+        case .dataProtectionNotGranted(let profile, _, let key):
             return "\(profile), the app's profile, does not grant \(key), so the app's files are not "
                 + "protected with NSFileProtectionComplete by default"
         }
+    }
+
+    /// What to do: the code's remedy, or one that names the bundle ID, App ID or file these facts give.
+    public var remedy: String {
+        switch self {
+        case .wildcardAppID(_, _, let appID, let teamPrefix, let bundleIdentifier?, _, let accepted, _):
+            accepted
+                ? "When re-signing, set application-identifier to \(teamPrefix).\(bundleIdentifier), not \(appID): iOS 14 and "
+                    + "later reject the wildcard itself in a signature."
+                : "Register the explicit App ID \(teamPrefix).\(bundleIdentifier), create a profile for it and pass it with "
+                    + "--profile \(bundleIdentifier)=PATH or --profiles-dir."
+        case .appIDMismatch(_, let bundleIdentifier, _, _, _, _, _):
+            "Use the profile made for \(bundleIdentifier) (--profile \(bundleIdentifier)=PATH), or change CFBundleIdentifier "
+                + "to match the App ID."
+        case .missing(let bundlePath, let bundleIdentifier?, _, _, _):
+            "Pass --profile \(bundleIdentifier)=PATH, put the profile for App ID TEAM.\(bundleIdentifier) in --profiles-dir, "
+                + "or embed it as \(Self.folderName(bundlePath))/embedded.mobileprovision."
+        case .dataProtectionWeaker(_, let appID, _, _), .dataProtectionNotGranted(_, let appID, _):
+            "Enable Data Protection (Complete Protection) for the App ID \(appID) in the Apple Developer portal and "
+                + "regenerate the profile."
+        case .extensionIDNotPrefixed(let bundlePath, _, _, _, let containerIdentifier):
+            "Set its CFBundleIdentifier to \(containerIdentifier).\(Self.suggestedSuffix(bundlePath)) (or another name under "
+                + "\(containerIdentifier).) and use a profile for that App ID."
+        default:
+            code.remedy
+        }
+    }
+
+    /// The error a device gives: a watch app's prefix error is not an extension's.
+    public var installError: InstallError? {
+        if case .extensionIDNotPrefixed(_, _, let kind, _, _) = self {
+            return kind == .watch ? .watchAppNotPrefixed : .extensionNotPrefixed
+        }
+        return code.installError
+    }
+
+    /// A bundle's folder name (`Share.appex`), as `BundleInfo.folderName` reads it from its path.
+    static func folderName(_ bundlePath: String) -> String {
+        bundlePath.split(separator: "/").last.map(String.init) ?? bundlePath
+    }
+
+    /// The folder name without its extension (`Share` for `Share.appex`): a name to suggest under the container's ID.
+    static func suggestedSuffix(_ bundlePath: String) -> String {
+        let name = folderName(bundlePath)
+        guard let dot = name.lastIndex(of: ".") else { return name }
+        return String(name[..<dot])
     }
 
     /// "profile 'NAME' (FILE) for BUNDLE" (no bundle for `ipawrap profile show`).

@@ -42,14 +42,14 @@ public enum SignatureDetail: Sendable, Hashable {
     case specialSlotItemDiffers(code: CodeReference, item: String, hashType: String, slot: Int)
     /// `SIGNATURE_CMS_INVALID`: the CMS blob cannot be parsed.
     case cmsUnreadable(code: CodeReference, errorCode: String, problem: String)
-    /// `SIGNATURE_CMS_INVALID`, `SIGNATURE_CHAIN_INCOMPLETE`, `SIGNATURE_CERTIFICATE_EXPIRED`: what
-    /// the CMS verification found (digest, signature, chain or validity).
-    case cmsProblem(code: CodeReference, problem: String)
+    /// `SIGNATURE_CMS_INVALID`, `SIGNATURE_CHAIN_INCOMPLETE` or `SIGNATURE_CERT_EXPIRED`, by `kind`:
+    /// what the CMS verification found (digest, signature, chain or validity).
+    case cmsProblem(code: CodeReference, kind: CMSProblemKind, problem: String)
     /// `SIGNATURE_CMS_INVALID`: the CDHashes (or CDHashes2) attribute does not list the CodeDirectories.
     case cdHashesNotListed(code: CodeReference, attribute: String)
-    /// `SIGNATURE_SEAL_BROKEN`, `SIGNATURE_SEALED_FILE_MISSING`, `SIGNATURE_UNSEALED_FILE`,
-    /// `SIGNATURE_NESTED_MISMATCH`: one file differs from the bundle's seal.
-    case sealDiffers(bundle: String, difference: String)
+    /// `SIGNATURE_SEAL_BROKEN`, `SIGNATURE_SEALED_FILE_MISSING`, `SIGNATURE_UNSEALED_FILE` or
+    /// `SIGNATURE_NESTED_MISMATCH`, by `kind`: one file differs from the bundle's seal.
+    case sealDiffers(bundle: String, kind: SealDifferenceKind, difference: String)
     /// `SIGNATURE_NESTED_MISMATCH`: nested code that holds by itself, but whose files are not the
     /// ones its parent sealed (the first differences, and how many in all).
     case nestedCodeSwapped(bundle: String, nested: String, differences: [String])
@@ -68,6 +68,62 @@ public enum SignatureDetail: Sendable, Hashable {
     case entitlementNotGranted(bundle: String, key: String)
     /// `SIGNATURE_ENTITLEMENT_TYPE`: a signed entitlement is not of the type Apple gives it.
     case entitlementType(code: CodeReference, key: String, expected: String, actual: String)
+
+    /// What the CMS verification found wrong, which decides the code.
+    public enum CMSProblemKind: Sendable, Hashable {
+        /// The digest, the signature or a chain link does not verify.
+        case integrity
+        /// The chain does not reach a root.
+        case chain
+        /// A certificate is expired or not yet valid at the date.
+        case validity
+    }
+
+    /// How a file differs from its bundle's seal, which decides the code.
+    public enum SealDifferenceKind: Sendable, Hashable {
+        /// Its content, symlink target or kind changed.
+        case changed
+        /// A sealed file is gone.
+        case missing
+        /// A file the rules say must be sealed is not.
+        case unsealed
+        /// Nested code is not the one sealed (another cdhash or requirement).
+        case nestedCodeChanged
+    }
+
+    /// The code these facts are reported under.
+    public var code: FindingCode {
+        switch self {
+        case .noExecutable, .unsigned, .noCodeResources, .sealedExecutableMissing: .signatureMissing
+        case .unreadableMachO, .unreadableSignature, .unreadableCodeResources, .uncheckableCodeResources,
+             .entitlementEncodingsDiffer, .unreadableEntitlements, .unreadableProfile:
+            .signatureMalformed
+        case .pageCount, .pagesDiffer, .codeLimitShort: .signaturePageHashMismatch
+        case .specialSlotItemMissing, .specialSlotUnbound, .specialSlotItemDiffers: .signatureSpecialSlotMismatch
+        case .cdHashesMissing, .cmsUnreadable, .cdHashesNotListed: .signatureCMSInvalid
+        case .cmsProblem(_, let kind, _):
+            switch kind {
+            case .integrity: .signatureCMSInvalid
+            case .chain: .signatureChainIncomplete
+            case .validity: .signatureCertificateExpired
+            }
+        case .sealDiffers(_, let kind, _):
+            switch kind {
+            case .changed: .signatureSealBroken
+            case .missing: .signatureSealedFileMissing
+            case .unsealed: .signatureUnsealedFile
+            case .nestedCodeChanged: .signatureNestedMismatch
+            }
+        case .nestedCodeSwapped: .signatureNestedMismatch
+        case .identifierMismatch: .signatureIdentifierMismatch
+        case .teamMismatch: .signatureTeamMismatch
+        case .adHoc: .signatureAdHoc
+        case .certificateNotInProfile: .signatureCertificateNotInProfile
+        case .appIdentifierMismatch: .signatureAppIDMismatch
+        case .entitlementNotGranted: .signatureEntitlementNotGranted
+        case .entitlementType: .signatureEntitlementType
+        }
+    }
 
     public var message: String {
         switch self {
@@ -112,11 +168,11 @@ public enum SignatureDetail: Sendable, Hashable {
             "\(code): the signature has \(count) CodeDirectories, but its CMS has no CDHashes attribute binding them"
         case .cmsUnreadable(let code, let errorCode, let problem):
             "\(code): the CMS signature cannot be read: \(errorCode): \(problem)"
-        case .cmsProblem(let code, let problem):
+        case .cmsProblem(let code, _, let problem):
             "\(code): \(problem)"
         case .cdHashesNotListed(let code, let attribute):
             "\(code): the CMS \(attribute) attribute does not list the signature's CodeDirectories"
-        case .sealDiffers(let bundle, let difference):
+        case .sealDiffers(let bundle, _, let difference):
             "\(bundle): \(difference)"
         case .nestedCodeSwapped(let bundle, let nested, let differences):
             "\(bundle): \(nested) is validly signed but is not the code this bundle sealed ("

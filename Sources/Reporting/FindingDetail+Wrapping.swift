@@ -17,6 +17,15 @@ public enum WrappingDetail: Sendable, Hashable {
         case unsealed(paths: [String], byRules2: Bool)
     }
 
+    /// The code these facts are reported under.
+    public var code: FindingCode {
+        switch self {
+        case .alreadyWrapped: .alreadyWrapped
+        case .signatureInvalidated: .signatureInvalidated
+        case .policyModeDiffers: .policyModeDiffers
+        }
+    }
+
     public var message: String {
         switch self {
         case .alreadyWrapped(let appPath, let policyFolder):

@@ -7,7 +7,7 @@ import XMLSupport
 /// error. A pure function of its inputs: the same reports give the same bytes.
 public enum JUnitRendering {
     /// `command` is `check` or `wrap`: the wrap area is a testcase only for `wrap`. `catalogue`
-    /// is every code by area (`Checks`' `FindingCode.areas`).
+    /// is every code by area (`FindingCode.areas`).
     public static func render(_ subjects: [ReportSubject], command: String, catalogue: [(name: String, codes: [FindingCode])]) -> String {
         var areaOfCode: [String: String] = [:]
         for (area, codes) in catalogue {
@@ -21,14 +21,16 @@ public enum JUnitRendering {
             var cases: [String] = []
             var failures = 0
             var errors = 0
-            if let failure = subject.failure {
+            // A failure is the one testcase, `archive`, even after a report: the input did not pass.
+            switch subject.outcome {
+            case .failure(let failure), .failedAfterReport(_, let failure):
                 errors = 1
                 cases.append(
                     "    <testcase name=\"archive\" classname=\(attribute(subject.name))>\n"
                         + "      <error type=\(attribute(failure.code)) message=\(attribute(failure.message))>"
                         + MarkupText.escaped("\(failure.code): \(failure.message)") + "</error>\n"
                         + "    </testcase>")
-            } else if let report = subject.report {
+            case .report(let report):
                 var byArea: [String: [Finding]] = [:]
                 for finding in report.findings {
                     byArea[areaOfCode[finding.code] ?? "other", default: []].append(finding)

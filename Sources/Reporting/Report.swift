@@ -6,7 +6,8 @@ import ProvisioningProfile
 /// The report of `inspect`, `check` and `wrap` (`--json`), field for field as docs/commands.md
 /// ("`inspect` and `check`") defines it. `schemaVersion` changes only when a field changes meaning.
 /// Optional fields are written as `null` (`@ExplicitNull`), never left out, so consumers can rely
-/// on every key being present. Kinds, sources and platforms are the bundle model's enums, dates
+/// on every key being present. `verify`'s report (`VerificationReport`) shares its schema version
+/// and, per bundle, its signature's facts (`SignatureFacts`). Kinds, sources and platforms are the bundle model's enums, dates
 /// are `Date`s; `ReportJSON` writes them (dates as ISO 8601 in UTC).
 public struct Report: Codable, Sendable, Equatable {
     public static let currentSchemaVersion = 2
@@ -134,41 +135,17 @@ public struct Report: Codable, Sendable, Equatable {
         public var kind: BundleKind
         @ExplicitNull public var bundleId: String?
         @ExplicitNull public var version: String?
-        /// The main executable's code signature as it describes itself (schema version 2); nil
-        /// when the bundle has no readable executable.
-        @ExplicitNull public var signature: Signature?
+        /// The main executable's code signature as it describes itself (schema version 2), in
+        /// this report's field names (`SignatureFacts`' `Codable`); nil when the bundle has no
+        /// readable executable.
+        @ExplicitNull public var signature: SignatureFacts?
 
-        public init(path: String, kind: BundleKind, bundleId: String?, version: String?, signature: Signature? = nil) {
+        public init(path: String, kind: BundleKind, bundleId: String?, version: String?, signature: SignatureFacts? = nil) {
             self.path = path
             self.kind = kind
             self.bundleId = bundleId
             self.version = version
             self.signature = signature
-        }
-    }
-
-    /// A bundle's signature summary: what `ipawrap verify` checks in full.
-    public struct Signature: Codable, Sendable, Equatable {
-        public var signed: Bool
-        public var adHoc: Bool
-        @ExplicitNull public var cdhash: String?
-        @ExplicitNull public var teamId: String?
-        /// e.g. `["SHA-1", "SHA-256"]`.
-        public var hashTypes: [String]
-        @ExplicitNull public var certificateSubject: String?
-        @ExplicitNull public var certificateExpiry: Date?
-
-        public init(
-            signed: Bool, adHoc: Bool, cdhash: String?, teamId: String?, hashTypes: [String], certificateSubject: String?,
-            certificateExpiry: Date?
-        ) {
-            self.signed = signed
-            self.adHoc = adHoc
-            self.cdhash = cdhash
-            self.teamId = teamId
-            self.hashTypes = hashTypes
-            self.certificateSubject = certificateSubject
-            self.certificateExpiry = certificateExpiry
         }
     }
 

@@ -4,7 +4,7 @@ import Foundation
 /// per code of the finding catalogue (its summary as description, its remedy as help), one result
 /// per finding, located at the archive path inside the IPA (an artifact nested in the IPA's), and
 /// inputs that could not be read as error notifications of the invocation. A pure function of
-/// its inputs; keys are sorted, so the same reports give the same bytes. `Checks` passes its
+/// its inputs; keys are sorted, so the same reports give the same bytes. `render(_:tool:)` passes the
 /// catalogue (`FindingCode.all`).
 public enum SARIFRendering {
     public static func render(_ subjects: [ReportSubject], tool: Report.Tool, catalogue: [FindingCode]) throws -> String {
@@ -18,36 +18,50 @@ public enum SARIFRendering {
             let inputIndex = artifacts.count
             artifacts.append(Artifact(location: Location(uri: uri(forFile: subject.path)), parentIndex: nil))
             var nested: [String: Int] = [:]
-            if let failure = subject.failure {
+            // A failure is a notification of the invocation; a report made before it keeps its results.
+            let findings: [Finding]
+            let failure: InputFailure?
+            switch subject.outcome {
+            case .report(let report): (findings, failure) = (report.findings, nil)
+            case .failure(let stopped): (findings, failure) = ([], stopped)
+            case .failedAfterReport(let report, let stopped): (findings, failure) = (report.findings, stopped)
+            }
+            if let failure {
                 notifications.append(Notification(
                     level: "error", message: Message(text: failure.message), descriptor: Descriptor(id: failure.code),
                     locations: [PhysicalLocationHolder(uri: uri(forFile: subject.path), index: inputIndex)]))
             }
-            for finding in subject.report?.findings ?? [] {
+            for finding in findings {
                 let index: Int
                 if let known = ruleIndex[finding.code] {
                     index = known
                 } else {
-                    // A code outside the catalogue (none should be): a rule of its own, so the log stays valid.
+                    // A code outside the catalogue given (a check's never is: `FindingCode.all` holds every
+                    // detail's code): a rule of its own, from the typed code when there is one, so the
+                    // log stays valid; a recorded code this build does not know has only its name.
                     index = rules.count
                     ruleIndex[finding.code] = index
-                    rules.append(Rule(id: finding.code, summary: finding.code, remedy: finding.remedy, severity: finding.severity))
+                    rules.append(finding.findingCode.map(Rule.init)
+                        ?? Rule(id: finding.code, summary: finding.code, remedy: finding.remedy, severity: finding.severity))
                 }
-                var location = PhysicalLocationHolder(uri: uri(forFile: subject.path), index: inputIndex)
-                if let path = finding.path, !path.isEmpty {
-                    if path.hasPrefix("/") {
-                        location = PhysicalLocationHolder(uri: uri(forFile: path), index: nil)
+                // Where the finding is: a file on disk by its own URI, an archive path as an artifact
+                // nested in the input's, none (or an empty path) the input itself.
+                let location: PhysicalLocationHolder
+                switch finding.location {
+                case .file(let path)? where !path.isEmpty:
+                    location = PhysicalLocationHolder(uri: uri(forFile: path), index: nil)
+                case .archive(let path)? where !path.isEmpty:
+                    let artifact: Int
+                    if let known = nested[path] {
+                        artifact = known
                     } else {
-                        let artifact: Int
-                        if let known = nested[path] {
-                            artifact = known
-                        } else {
-                            artifact = artifacts.count
-                            nested[path] = artifact
-                            artifacts.append(Artifact(location: Location(uri: uri(forArchivePath: path)), parentIndex: inputIndex))
-                        }
-                        location = PhysicalLocationHolder(uri: uri(forArchivePath: path), index: artifact)
+                        artifact = artifacts.count
+                        nested[path] = artifact
+                        artifacts.append(Artifact(location: Location(uri: uri(forArchivePath: path)), parentIndex: inputIndex))
                     }
+                    location = PhysicalLocationHolder(uri: uri(forArchivePath: path), index: artifact)
+                default:
+                    location = PhysicalLocationHolder(uri: uri(forFile: subject.path), index: inputIndex)
                 }
                 results.append(Result(
                     ruleId: finding.code, ruleIndex: index, level: level(finding.severity),

@@ -89,13 +89,13 @@ public enum TextRendering {
 
     /// "signed, team T, cdhash …, SHA-256, by CN (expires …)", "ad hoc, cdhash …" or "unsigned",
     /// escaped for the terminal.
-    public static func describe(_ signature: Report.Signature) -> String {
+    public static func describe(_ signature: SignatureFacts) -> String {
         guard signature.signed else { return "unsigned" }
         var parts = [signature.adHoc ? "ad hoc" : "signed, team \(escaped(signature.teamId ?? "?"))"]
         if let cdhash = signature.cdhash { parts.append("cdhash \(cdhash)") }
         if !signature.hashTypes.isEmpty { parts.append(signature.hashTypes.joined(separator: "+")) }
-        if let subject = signature.certificateSubject {
-            parts.append("by \(escaped(subject))" + (signature.certificateExpiry.map { " (expires \(ReportJSON.timestamp($0)))" } ?? ""))
+        if let certificate = signature.certificate {
+            parts.append("by \(escaped(certificate.subject)) (expires \(ReportJSON.timestamp(certificate.notValidAfter)))")
         }
         return parts.joined(separator: ", ")
     }

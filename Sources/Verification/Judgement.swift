@@ -75,47 +75,46 @@ struct Judgement {
             let before = findings.count
             var summary = judge(prepared)
             // Apple's platform code is Apple's, whatever team signed the app around it.
-            if let team = unitTeams[summary.path], !summary.adHoc, !applePlatformUnits.contains(summary.path) {
+            if let team = unitTeams[summary.path], !summary.facts.adHoc, !applePlatformUnits.contains(summary.path) {
                 teams.append((bundles.count, summary.path, team))
             }
             summary.intact = !findings[before...].contains { $0.severity == .error }
-            if summary.intact && summary.signed { intactUnits.insert(summary.path) }
+            if summary.intact && summary.facts.signed { intactUnits.insert(summary.path) }
             bundles.append(summary)
         }
         // Every bundle must be signed by one team: the app's (the last unit), else the most common.
         let expected = teams.last?.team
         for (index, path, team) in teams where team != expected {
-            add(.signatureTeamMismatch, .teamMismatch(bundle: path, team: team, appTeam: expected), path: path)
+            add(.teamMismatch(bundle: path, team: team, appTeam: expected), path: path)
             bundles[index].intact = false
         }
         return VerificationReport(input: input, verifiedAt: date, bundles: bundles, findings: findings)
     }
 
-    private mutating func add(_ code: FindingCode, _ detail: SignatureDetail, path: String?) {
-        findings.append(Finding(code, .signature(detail), path: path))
+    /// Every path verify reports is inside the archive.
+    private mutating func add(_ detail: SignatureDetail, path: String?) {
+        findings.append(Finding(.signature(detail), at: path.map(FindingLocation.archive)))
     }
 
     // MARK: One unit
 
     private mutating func judge(_ prepared: Verifier.PreparedUnit) -> BundleSignature {
         let unit = prepared.unit
-        var summary = BundleSignature(
-            kind: unit.kind, path: unit.path, signed: false, adHoc: false, identifier: nil, teamIdentifier: nil, cdhash: nil,
-            hashTypes: [], architectures: [], certificate: nil, intact: true)
+        var summary = BundleSignature(kind: unit.kind, path: unit.path)
         let isBundle = unit.bundle != nil
         guard let executable = unit.executablePath, let (slices, problem) = results.machOs[executable] else {
             if isBundle && prepared.codeResourcesBytes != nil {
                 // Sealed, but the code that carries the seal's signature is gone.
-                summary.signed = true
-                add(.signatureMissing, .sealedExecutableMissing(bundle: unit.path), path: unit.path)
+                summary.facts.signed = true
+                add(.sealedExecutableMissing(bundle: unit.path), path: unit.path)
                 judgeResources(prepared, isSigned: true)
             } else {
-                add(.signatureMissing, .noExecutable(bundle: unit.path), path: unit.path)
+                add(.noExecutable(bundle: unit.path), path: unit.path)
             }
             return summary
         }
         if let problem {
-            add(.signatureMalformed, .unreadableMachO(file: executable, problem: "\(problem)"), path: executable)
+            add(.unreadableMachO(file: executable, problem: "\(problem)"), path: executable)
             return summary
         }
         summary.architectures = slices.map(\.architecture)
@@ -125,20 +124,20 @@ struct Judgement {
         for slice in slices {
             let label = CodeReference(path: executable, architecture: slices.count > 1 ? slice.architecture : nil)
             if let problem = slice.problem {
-                add(.signatureMalformed, .unreadableSignature(code: label, problem: "\(problem)"), path: executable)
+                add(.unreadableSignature(code: label, problem: "\(problem)"), path: executable)
                 continue
             }
             guard let signature = slice.signature else {
-                add(.signatureMissing, .unsigned(code: label), path: executable)
+                add(.unsigned(code: label), path: executable)
                 continue
             }
             anySigned = true
             if summary.identifier == nil {
                 summary.identifier = signature.identifier
-                summary.teamIdentifier = signature.teamIdentifier
-                summary.cdhash = signature.codeDirectory?.cdhash.map(Self.hex)
-                summary.hashTypes = signature.codeDirectories.map(\.hashType.name)
-                summary.adHoc = signature.isAdHoc
+                summary.facts.teamId = signature.teamIdentifier
+                summary.facts.cdhash = signature.codeDirectory?.cdhash.map(Self.hex)
+                summary.facts.hashTypes = signature.codeDirectories.map(\.hashType.name)
+                summary.facts.adHoc = signature.isAdHoc
             }
             judgePages(slice, signature: signature, label: label, path: executable)
             judgeSpecialSlots(signature, prepared: prepared, label: label, path: executable)
@@ -152,28 +151,27 @@ struct Judgement {
             if signedEntitlements == nil {
                 signedEntitlements = judgeEntitlements(signature, label: label, path: executable)
                 for case .wrongType(let key, let expected, let actual) in EntitlementRules.typeProblems(in: signedEntitlements ?? [:]) {
-                    add(.signatureEntitlementType,
-                        .entitlementType(code: label, key: key, expected: expected.rawValue, actual: actual), path: executable)
+                    add(.entitlementType(code: label, key: key, expected: expected.rawValue, actual: actual), path: executable)
                 }
             }
             if let bundle = unit.bundle, let identifier = signature.identifier, let bundleID = bundle.bundleIdentifier,
                 identifier != bundleID
             {
-                add(.signatureIdentifierMismatch, .identifierMismatch(code: label, identifier: identifier, bundleID: bundleID), path: executable)
+                add(.identifierMismatch(code: label, identifier: identifier, bundleID: bundleID), path: executable)
             }
         }
-        summary.signed = anySigned
-        if summary.adHoc && anySigned {
-            add(.signatureAdHoc, .adHoc(bundle: unit.path), path: unit.path)
+        summary.facts.signed = anySigned
+        if summary.facts.adHoc && anySigned {
+            add(.adHoc(bundle: unit.path), path: unit.path)
         }
         if let leaf {
-            summary.certificate = SigningCertificate(
+            summary.facts.certificate = SigningCertificate(
                 subject: leaf.subject.description, commonName: Self.commonName(leaf),
                 notValidAfter: leaf.notValidAfter)
         }
         if isBundle {
             judgeResources(prepared, isSigned: anySigned)
-            if let leaf, !summary.adHoc {
+            if let leaf, !summary.facts.adHoc {
                 judgeProfile(prepared, leaf: leaf, entitlements: signedEntitlements ?? [:])
             }
         }
@@ -185,16 +183,14 @@ struct Judgement {
             let slot = signature.codeDirectorySlots[index]
             let which = CodeDirectoryReference(hashType: directory.hashType.name, slot: slot)
             if let offset = slice.signatureOffset, directory.codeLimit != offset {
-                add(.signaturePageHashMismatch,
-                    .codeLimitShort(code: label, directory: which, codeLimit: directory.codeLimit, signatureOffset: offset), path: path)
+                add(.codeLimitShort(code: label, directory: which, codeLimit: directory.codeLimit, signatureOffset: offset), path: path)
             }
             if let problem = slice.pageCountProblems[index] {
-                add(.signaturePageHashMismatch, .pageCount(code: label, directory: which, problem: "\(problem)"), path: path)
+                add(.pageCount(code: label, directory: which, problem: "\(problem)"), path: path)
             }
             let pages = slice.pageMismatches[index]
             if !pages.isEmpty {
-                add(.signaturePageHashMismatch,
-                    .pagesDiffer(code: label, directory: which, pages: pages, pageCount: directory.codeSlotCount), path: path)
+                add(.pagesDiffer(code: label, directory: which, pages: pages, pageCount: directory.codeSlotCount), path: path)
             }
         }
     }
@@ -215,8 +211,7 @@ struct Judgement {
                 guard let sealed = directory.hash(for: slot), sealed.contains(where: { $0 != 0 }) else {
                     // What exists must be bound: an empty slot is not "nothing to check".
                     if bytes != nil {
-                        add(.signatureSpecialSlotMismatch,
-                            .specialSlotUnbound(code: label, item: what, hashType: directory.hashType.name, slot: slot.rawValue),
+                        add(.specialSlotUnbound(code: label, item: what, hashType: directory.hashType.name, slot: slot.rawValue),
                             path: path)
                     }
                     continue
@@ -224,12 +219,11 @@ struct Judgement {
                 // A loose dylib's Info.plist is embedded in the binary, whose pages cover it.
                 if slot == .infoPlist && !isBundle { continue }
                 guard let bytes else {
-                    add(.signatureSpecialSlotMismatch, .specialSlotItemMissing(code: label, item: what, hashType: directory.hashType.name), path: path)
+                    add(.specialSlotItemMissing(code: label, item: what, hashType: directory.hashType.name), path: path)
                     continue
                 }
                 guard let digest = directory.hashType.digest(bytes), Array(digest.prefix(directory.hashSize)) == sealed else {
-                    add(.signatureSpecialSlotMismatch,
-                        .specialSlotItemDiffers(code: label, item: what, hashType: directory.hashType.name, slot: slot.rawValue),
+                    add(.specialSlotItemDiffers(code: label, item: what, hashType: directory.hashType.name, slot: slot.rawValue),
                         path: path)
                     continue
                 }
@@ -248,18 +242,18 @@ struct Judgement {
             do {
                 xml = try blob.dictionary(limits: PropertyListLimits(clock: clock, refusesDuplicateKeys: true))
             } catch {
-                add(.signatureMalformed, .unreadableEntitlements(code: label, encoding: "XML", problem: "\(error)"), path: path)
+                add(.unreadableEntitlements(code: label, encoding: "XML", problem: "\(error)"), path: path)
             }
         }
         do {
             der = try signature.derEntitlements()?.dictionary
         } catch {
-            add(.signatureMalformed, .unreadableEntitlements(code: label, encoding: "DER", problem: "\(error)"), path: path)
+            add(.unreadableEntitlements(code: label, encoding: "DER", problem: "\(error)"), path: path)
         }
         if let xml, let der {
             let keys = Set(xml.keys).union(der.keys).filter { xml[$0] != der[$0] }.sorted()
             if !keys.isEmpty {
-                add(.signatureMalformed, .entitlementEncodingsDiffer(code: label, keys: keys), path: path)
+                add(.entitlementEncodingsDiffer(code: label, keys: keys), path: path)
             }
         }
         return xml ?? der
@@ -276,26 +270,26 @@ struct Judgement {
         do {
             signedData = try CMSSignedData(berEncoded: bytes, allowsZeroPadding: true)
         } catch {
-            add(.signatureCMSInvalid, .cmsUnreadable(code: label, errorCode: error.code, problem: "\(error)"), path: path)
+            add(.cmsUnreadable(code: label, errorCode: error.code, problem: "\(error)"), path: path)
             return nil
         }
         let verification = signedData.verify(content: primary.bytes, at: date)
         for problem in verification.problems {
             switch problem.kind {
-            case .integrity: add(.signatureCMSInvalid, .cmsProblem(code: label, problem: "\(problem)"), path: path)
-            case .chain: add(.signatureChainIncomplete, .cmsProblem(code: label, problem: "\(problem)"), path: path)
-            case .validity: add(.signatureCertificateExpired, .cmsProblem(code: label, problem: "\(problem)"), path: path)
+            case .integrity: add(.cmsProblem(code: label, kind: .integrity, problem: "\(problem)"), path: path)
+            case .chain: add(.cmsProblem(code: label, kind: .chain, problem: "\(problem)"), path: path)
+            case .validity: add(.cmsProblem(code: label, kind: .validity, problem: "\(problem)"), path: path)
             }
         }
         if let attributes = signedData.signerInfos.first?.signedAttributes {
             // Alternate CodeDirectories are bound to the signature only through CDHashes.
             if attributes.cdHashes == nil && signature.codeDirectories.count > 1 {
-                add(.signatureCMSInvalid, .cdHashesMissing(code: label, count: signature.codeDirectories.count), path: path)
+                add(.cdHashesMissing(code: label, count: signature.codeDirectories.count), path: path)
             }
             if let listed = attributes.cdHashes {
                 let actual = signature.codeDirectories.compactMap(\.cdhash)
                 if listed.map({ Array($0.prefix(20)) }) != actual {
-                    add(.signatureCMSInvalid, .cdHashesNotListed(code: label, attribute: "CDHashes"), path: path)
+                    add(.cdHashesNotListed(code: label, attribute: "CDHashes"), path: path)
                 }
             }
             if let listed = attributes.cdHashes2 {
@@ -306,7 +300,7 @@ struct Judgement {
                 let listedDigests = Set(listed.map(\.digest))
                 let required = signature.codeDirectories.filter { $0.hashType != .sha1 }.compactMap(\.digest)
                 if !listedDigests.isSubset(of: actual) || !required.allSatisfy(listedDigests.contains) {
-                    add(.signatureCMSInvalid, .cdHashesNotListed(code: label, attribute: "CDHashes2"), path: path)
+                    add(.cdHashesNotListed(code: label, attribute: "CDHashes2"), path: path)
                 }
             }
         }
@@ -338,12 +332,12 @@ struct Judgement {
         let unit = prepared.unit
         guard prepared.codeResourcesBytes != nil else {
             if isSigned {
-                add(.signatureMissing, .noCodeResources(bundle: unit.path), path: unit.path)
+                add(.noCodeResources(bundle: unit.path), path: unit.path)
             }
             return
         }
         if let problem = prepared.resourcesProblem {
-            add(.signatureMalformed, .unreadableCodeResources(bundle: unit.path, problem: "\(problem)"), path: unit.path + "/_CodeSignature/CodeResources")
+            add(.unreadableCodeResources(bundle: unit.path, problem: "\(problem)"), path: unit.path + "/_CodeSignature/CodeResources")
             return
         }
         guard let resources = prepared.codeResources else { return }
@@ -379,7 +373,7 @@ struct Judgement {
             discrepancies = try resources.discrepancies(
                 for: prepared.entries, mainExecutable: unit.bundle?.sealExcludedExecutable, facts: facts, clock: clock)
         } catch {
-            add(.signatureMalformed, .uncheckableCodeResources(bundle: unit.path, errorCode: error.code, problem: "\(error)"),
+            add(.uncheckableCodeResources(bundle: unit.path, errorCode: error.code, problem: "\(error)"),
                 path: unit.path + "/_CodeSignature/CodeResources")
             return
         }
@@ -400,20 +394,19 @@ struct Judgement {
             let path = unit.path + "/" + discrepancy.path
             if let code = swappedCode(path) {
                 guard let differences = swapped.removeValue(forKey: code) else { continue }
-                add(.signatureNestedMismatch,
-                    .nestedCodeSwapped(
+                add(.nestedCodeSwapped(
                         bundle: unit.path, nested: String(code.dropFirst(unit.path.count + 1)),
                         differences: differences.map(\.description)),
                     path: code)
                 continue
             }
-            let detail = SignatureDetail.sealDiffers(bundle: unit.path, difference: "\(discrepancy)")
-            switch discrepancy {
-            case .modified, .symlinkChanged, .kindChanged: add(.signatureSealBroken, detail, path: path)
-            case .missing: add(.signatureSealedFileMissing, detail, path: path)
-            case .unsealed: add(.signatureUnsealedFile, detail, path: path)
-            case .nestedCodeChanged: add(.signatureNestedMismatch, detail, path: path)
+            let kind: SignatureDetail.SealDifferenceKind = switch discrepancy {
+            case .modified, .symlinkChanged, .kindChanged: .changed
+            case .missing: .missing
+            case .unsealed: .unsealed
+            case .nestedCodeChanged: .nestedCodeChanged
             }
+            add(.sealDiffers(bundle: unit.path, kind: kind, difference: "\(discrepancy)"), path: path)
         }
     }
 
@@ -442,7 +435,7 @@ struct Judgement {
         do {
             profile = try ProvisioningProfile(bytes: bytes, plistLimits: PropertyListLimits(clock: clock))
         } catch {
-            add(.signatureMalformed, .unreadableProfile(bundle: unit.path, problem: EntryHashing.describe(error)),
+            add(.unreadableProfile(bundle: unit.path, problem: EntryHashing.describe(error)),
                 path: unit.path + "/embedded.mobileprovision")
             return
         }
@@ -452,7 +445,7 @@ struct Judgement {
         if (try? serializer.serialize(leaf)) != nil {
             let der = serializer.serializedBytes
             if !profile.developerCertificates.contains(where: { $0.derBytes == der }) {
-                add(.signatureCertificateNotInProfile, .certificateNotInProfile(bundle: unit.path, signer: CMSSignedData.name(leaf)),
+                add(.certificateNotInProfile(bundle: unit.path, signer: CMSSignedData.name(leaf)),
                     path: profilePath)
             }
         }
@@ -463,13 +456,12 @@ struct Judgement {
             case .wrongType:
                 continue
             case .applicationIdentifier(let signed, let expected):
-                add(.signatureAppIDMismatch,
-                    .appIdentifierMismatch(
+                add(.appIdentifierMismatch(
                         bundle: unit.path, signed: signed, appID: "\(profile.applicationIdentifier)", bundleID: bundleID,
                         expected: expected),
                     path: unit.path)
             case .notGranted(let key):
-                add(.signatureEntitlementNotGranted, .entitlementNotGranted(bundle: unit.path, key: key), path: unit.path)
+                add(.entitlementNotGranted(bundle: unit.path, key: key), path: unit.path)
             }
         }
     }

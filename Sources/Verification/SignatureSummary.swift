@@ -9,7 +9,8 @@ import Zip
 
 /// What a bundle's signature says about itself, read without hashing anything (for `inspect`):
 /// signed or not, ad hoc, cdhash, team, hash types and the signing certificate, as the report's
-/// `Report.Signature` (what `verify` judges in full, per bundle, is its `BundleSignature`).
+/// `SignatureFacts` (what `verify` judges in full, per bundle, is its `BundleSignature`, which holds
+/// the same facts). The certificate's common name is left out, as the report does not write it.
 public enum SignatureSummary {
     /// One slice's embedded signature as read once for every reader of it (the summary, the
     /// entitlement check): the signature, or why it was not read.
@@ -71,9 +72,8 @@ public enum SignatureSummary {
 
     /// The summary of an executable's signatures: the first readable one with a CodeDirectory,
     /// slice by slice; unsigned when none is, or when the memory limit stops the reading first.
-    public static func summarize(_ slices: Slices) -> Report.Signature {
-        var summary = Report.Signature(
-            signed: false, adHoc: false, cdhash: nil, teamId: nil, hashTypes: [], certificateSubject: nil, certificateExpiry: nil)
+    public static func summarize(_ slices: Slices) -> SignatureFacts {
+        var summary = SignatureFacts.unsigned
         for index in slices.file.slices.indices {
             guard let read = slices.signature(at: index) else { continue }
             if read.overMemoryLimit { return summary }
@@ -87,8 +87,8 @@ public enum SignatureSummary {
                 let signedData = try? CMSSignedData(berEncoded: bytes, allowsZeroPadding: true),
                 let leaf = signedData.verify(content: primary.bytes, at: Date()).signers.first?.certificate
             {
-                summary.certificateSubject = leaf.subject.description
-                summary.certificateExpiry = leaf.notValidAfter
+                summary.certificate = SigningCertificate(
+                    subject: leaf.subject.description, commonName: nil, notValidAfter: leaf.notValidAfter)
             }
             return summary
         }

@@ -142,7 +142,7 @@ public enum Verifier {
 
     /// A signed thing: a bundle (its main executable and seal) or a loose dylib.
     struct CodeUnit {
-        let kind: String
+        let kind: SignedCodeKind
         let path: String
         let bundle: BundleInfo?
         let executablePath: String?
@@ -164,11 +164,11 @@ public enum Verifier {
     static func codeUnits(of app: AppArchive) throws -> [CodeUnit] {
         var units: [CodeUnit] = []
         for bundle in app.allBundles where bundle.holdsCode || bundle.kind.needsProfile {
-            units.append(CodeUnit(kind: bundle.kind.rawValue, path: bundle.path, bundle: bundle, executablePath: bundle.executablePath))
+            units.append(CodeUnit(kind: .bundle(bundle.kind), path: bundle.path, bundle: bundle, executablePath: bundle.executablePath))
         }
         for code in try app.looseCode() {
             units.append(CodeUnit(
-                kind: code.path.hasSuffix(".dylib") ? "dylib" : "executable", path: code.path, bundle: nil,
+                kind: code.path.hasSuffix(".dylib") ? .dylib : .executable, path: code.path, bundle: nil,
                 executablePath: code.path))
         }
         return units

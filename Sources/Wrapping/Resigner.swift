@@ -50,10 +50,11 @@ public enum Resigner {
             guard let info = bundles[bundle.path] else { return nil }
             return Report.Bundle(
                 path: bundle.path, kind: info.kind, bundleId: info.bundleIdentifier, version: info.shortVersion,
-                signature: Report.Signature(
+                signature: SignatureFacts(
                     signed: true, adHoc: false, cdhash: bundle.cdhash.map { String(format: "%02x", $0) }.joined(),
                     teamId: signed.teamIdentifier, hashTypes: bundle.hashTypes.map(\.name),
-                    certificateSubject: signed.certificateSubject, certificateExpiry: signed.certificateExpiry))
+                    certificate: SigningCertificate(
+                        subject: signed.certificateSubject, commonName: nil, notValidAfter: signed.certificateExpiry)))
         }
     }
 

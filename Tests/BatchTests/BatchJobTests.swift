@@ -31,7 +31,7 @@ import Wrapping
             #expect(result.status.rawValue == expected.status, "\(expected.name)")
             #expect(result.exitCode == expected.exitCode, "\(expected.name)")
             if let code = expected.code {
-                let codes = (result.report?.findings.map(\.code) ?? []) + (result.failure.map { [$0.code] } ?? [])
+                let codes = (result.outcome.report?.findings.map(\.code) ?? []) + (result.outcome.failure.map { [$0.code] } ?? [])
                 #expect(codes.contains(code), "\(expected.name): \(codes)")
             }
             #expect(result.seconds >= 0 && result.seconds < 60)
@@ -40,8 +40,8 @@ import Wrapping
         }
         // A corrupt input has no report but a one-sentence failure naming the file.
         let broken = try #require(results.first { $0.input.name == "Broken.ipa" })
-        #expect(broken.report == nil)
-        #expect(broken.failure?.message.contains("Broken.ipa") == true)
+        guard case .failure(let failure) = broken.outcome else { Issue.record("\(broken.outcome)"); return }
+        #expect(failure.message.contains("Broken.ipa"))
         #expect(results.first { $0.input.name == "NoIcon.ipa" }?.errors == 1)
         #expect(results.first { $0.input.name == "Warn.ipa" }.map { $0.warnings > 0 && $0.errors == 0 } == true)
     }
@@ -58,10 +58,10 @@ import Wrapping
     @Test func theReportIsTheOneOfTheSingleFileInspector() throws {
         let sample = try SampleBatch()
         let results = try run(BatchJob(operation: .inspect, toolData: try data(), tool: tool), over: sample)
-        for result in results where result.report != nil {
+        for result in results where result.outcome.report != nil {
             var single = try Inspector.inspect(path: result.input.path, toolData: try data(), tool: tool).report
             // Judged "now" twice, a second apart at most: the one field that may differ.
-            var batched = result.report
+            var batched = result.outcome.report
             batched?.judgedAt = nil
             single.judgedAt = nil
             #expect(batched == single, "\(result.input.name)")
@@ -84,7 +84,7 @@ import Wrapping
         for (result, hostile) in zip(ordered, HostileArchives.all) {
             #expect(result.status == .failed, "\(hostile.name)")
             #expect(result.exitCode == 65, "\(hostile.name)")
-            #expect(result.failure?.code == hostile.code, "\(hostile.name)")
+            #expect(result.outcome.failure?.code == hostile.code, "\(hostile.name)")
         }
         #expect(ordered.last?.status == .ok)
     }
@@ -96,7 +96,7 @@ import Wrapping
         let deep = try #require(results.first { $0.input.name == "team/Deep.ipa" })
         #expect(deep.output == out + "/team/Deep.json")
         let decoded = try ReportJSON.decoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: out + "/team/Deep.json")))
-        #expect(decoded == deep.report)
+        #expect(decoded == deep.outcome.report)
         // Nothing for the inputs without a report, and nothing else.
         #expect(Set(sample.scratch.listing().filter { $0.hasPrefix("reports/") }) == [
             "reports/Good.json", "reports/NoIcon.json", "reports/Warn.json", "reports/team", "reports/team/Deep.json",
@@ -170,8 +170,13 @@ import Wrapping
         let results = try run(BatchJob(operation: .inspect, toolData: try data(), outputDirectory: out, tool: tool), over: sample)
         let deep = try #require(results.first { $0.input.name == "team/Deep.ipa" })
         #expect(deep.exitCode == 74)
-        #expect(deep.failure?.code == "OUTPUT_WRITE_FAILED")
-        #expect(deep.report != nil)
+        // The report was made before its JSON could not be written: both are kept.
+        guard case .failedAfterReport(let report, let failure) = deep.outcome else {
+            Issue.record("\(deep.outcome)")
+            return
+        }
+        #expect(failure.code == "OUTPUT_WRITE_FAILED")
+        #expect(report.app.path.hasSuffix(".app"))
         #expect(results.first { $0.input.name == "Good.ipa" }?.exitCode == 0)
     }
 }

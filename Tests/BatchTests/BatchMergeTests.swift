@@ -21,7 +21,7 @@ import TestSupport
 
     static func line(_ input: BatchInput, _ run: BatchRun) throws -> [UInt8] {
         try BatchRecord(
-            BatchResult(input: input, exitCode: 65, report: nil, failure: InputFailure(code: "ARCHIVE_NOT_ZIP", message: "no"),
+            BatchResult(input: input, exitCode: 65, outcome: .failure(InputFailure(code: "ARCHIVE_NOT_ZIP", message: "no")),
                         output: nil, seconds: 0.5),
             run: run
         ).jsonLine()

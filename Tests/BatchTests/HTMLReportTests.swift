@@ -23,8 +23,12 @@ import XMLSupport
         return report
     }
 
-    static func result(_ name: String, exit: Int32 = 0, report: Report?, failure: InputFailure? = nil, icon: [UInt8]? = nil) -> BatchResult {
-        BatchResult(input: BatchInput(path: "/apps/" + name, name: name), exitCode: exit, report: report, failure: failure,
+    static func result(_ name: String, exit: Int32 = 0, report: Report, icon: [UInt8]? = nil) -> BatchResult {
+        result(name, exit: exit, outcome: .report(report), icon: icon)
+    }
+
+    static func result(_ name: String, exit: Int32 = 0, outcome: InputOutcome, icon: [UInt8]? = nil) -> BatchResult {
+        BatchResult(input: BatchInput(path: "/apps/" + name, name: name), exitCode: exit, outcome: outcome,
                     output: nil, seconds: 0.25, iconThumbnail: icon)
     }
 
@@ -49,7 +53,7 @@ import XMLSupport
                                                                             remedy: "Renew the profile.")],
                                                          profiles: [expired])),
             result("Hostile.ipa", report: report(name: hostileName, id: hostileID, version: "<b>2</b>"), icon: icon),
-            result("Broken.ipa", exit: 65, report: nil, failure: .init(code: "ARCHIVE_CORRUPT", message: "/apps/Broken.ipa is damaged & <bad>")),
+            result("Broken.ipa", exit: 65, outcome: .failure(.init(code: "ARCHIVE_CORRUPT", message: "/apps/Broken.ipa is damaged & <bad>"))),
             result("team/SDK.ipa", report: report(name: "SDK", id: "com.example.sdk",
                                                   sdks: [.init(family: "Citrix MDX", framework: "CTXMAMCore", version: "20.10.5", path: "p")])),
         ]
@@ -164,17 +168,17 @@ import XMLSupport
 
     @Test func aSigningBatchShowsEachAppsSignature() throws {
         let expiry = Date(timeIntervalSince1970: 2_051_222_400)  // 2035-01-01
-        func signature(_ hashTypes: [String]) -> Report.Signature {
-            Report.Signature(
+        func signature(_ hashTypes: [String]) -> SignatureFacts {
+            SignatureFacts(
                 signed: true, adHoc: false, cdhash: "00", teamId: "ABCDE12345", hashTypes: hashTypes,
-                certificateSubject: "CN=<Example & Co>,OU=ABCDE12345", certificateExpiry: expiry)
+                certificate: SigningCertificate(subject: "CN=<Example & Co>,OU=ABCDE12345", commonName: nil, notValidAfter: expiry))
         }
         let profile = Report.Profile(
             bundlePath: "Payload/X.app", source: .option, appIdentifier: "ABCDE12345.com.example.good", wildcard: false,
             teamId: "ABCDE12345", expirationDate: expiry, kind: .adhoc, file: "/secrets/app.mobileprovision")
         let signed = BatchResult(
             input: BatchInput(path: "/apps/Good.ipa", name: "Good.ipa"), exitCode: 0,
-            report: Self.report(name: "Good", id: "com.example.good", profiles: [profile]), failure: nil, output: "/out/Good.ipa",
+            outcome: .report(Self.report(name: "Good", id: "com.example.good", profiles: [profile])), output: "/out/Good.ipa",
             seconds: 0.25, signedBundles: [
                 Report.Bundle(path: "Payload/X.app", kind: .app, bundleId: "com.example.good", version: "1.0", signature: signature(["SHA-256"])),
                 Report.Bundle(

@@ -27,10 +27,9 @@ import Testing
             Finding(code: "NOT_IN_THE_CATALOGUE", severity: .warning, message: "from nowhere"),
         ]
         return [
-            ReportSubject(path: "/builds/a.ipa", name: "a.ipa", report: report),
+            ReportSubject(path: "/builds/a.ipa", name: "a.ipa", outcome: .report(report)),
             ReportSubject(
-                path: "/builds/b.ipa", name: "b.ipa", report: nil,
-                failure: InputFailure(code: "ARCHIVE_NOT_ZIP", message: "not a zip archive")),
+                path: "/builds/b.ipa", name: "b.ipa", outcome: .failure(InputFailure(code: "ARCHIVE_NOT_ZIP", message: "not a zip archive"))),
         ]
     }
 
@@ -151,7 +150,7 @@ import Testing
     }
 
     @Test func textListsFindingsWithTheirCodesAndRemedies() {
-        let findings = Self.subjects()[0].report?.findings ?? []
+        let findings = Self.subjects()[0].outcome.report?.findings ?? []
         let lines = TextRendering.findings(findings, style: Style(enabled: false))
         #expect(lines == [
             "Findings: 1 error, 1 warning",

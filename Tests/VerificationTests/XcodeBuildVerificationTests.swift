@@ -3,6 +3,7 @@ import CodeSignature
 import FormatSupport
 import Foundation
 import MachO
+import Reporting
 import TestSupport
 import Testing
 import Verification
@@ -83,16 +84,16 @@ struct XcodeBuild: Sendable {
         #expect(expected.count == trimmedCount)
         #expect(try unexpectedErrors(report).isEmpty, "\(report.findings)")
         // Signed by an Apple-issued identity, both slices, with a CMS signature.
-        let app = try #require(report.bundles.first { $0.kind == "app" })
-        #expect(app.signed && !app.adHoc)
+        let app = try #require(report.bundles.first { $0.kind == .bundle(.app) })
+        #expect(app.facts.signed && !app.facts.adHoc)
         #expect(app.identifier == identifier)
         #expect(app.architectures == ["armv7", "arm64"])
-        #expect(app.certificate?.commonName?.hasPrefix(certificatePrefix) == true, "\(String(describing: app.certificate))")
-        let library = try #require(report.bundles.first { $0.kind == "dylib" })
+        #expect(app.facts.certificate?.commonName?.hasPrefix(certificatePrefix) == true, "\(String(describing: app.facts.certificate))")
+        let library = try #require(report.bundles.first { $0.kind == .dylib })
         #expect(library.path == "\(appFolder)/\(dylib)")
         #expect(library.intact)
         // Innermost first.
-        #expect(report.bundles.map(\.kind) == ["dylib", "app"])
+        #expect(report.bundles.map(\.kind) == [.dylib, .bundle(.app)])
     }
 
     func anExpiredCertificateIsAWarningNotAnError() throws {

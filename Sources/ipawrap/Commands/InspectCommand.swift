@@ -91,7 +91,7 @@ struct ReportOptions: ParsableArguments {
     var format: ReportFormat { reportFormat ?? (json ? .json : .text) }
 
     func print(_ report: Report, input: String, command: String) throws {
-        let subject = ReportSubject(path: input, name: input, report: report)
+        let subject = ReportSubject(path: input, name: input, outcome: .report(report))
         switch format {
         case .text: Swift.print(TextRendering.report(report))
         case .json: Swift.print(try ReportJSON.string(report))

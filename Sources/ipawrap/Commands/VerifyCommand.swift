@@ -38,7 +38,7 @@ struct VerifyCommand: ParsableCommand {
             let date = at.date ?? Date()
             let report = try Verifier.verify(
                 AppArchive(path: ipa, limits: limits.limits), at: date, install: install.options)
-            print(json ? try Self.json(report) : Self.text(report))
+            print(json ? try Self.json(report) : TextRendering.verification(report))
             if !report.isIntact { ReportRendering.stoppedByFindings(ipa, report.findings, "not intact because of") }
             return report.isIntact
         }
@@ -47,29 +47,5 @@ struct VerifyCommand: ParsableCommand {
 
     static func json(_ report: VerificationReport) throws -> String {
         try ReportJSON.string(report)
-    }
-
-    static func text(_ report: VerificationReport, style: Style = .standardOutput) -> String {
-        var lines: [String] = [style.bold("Signatures") + "  \(Terminal.escaped(report.input)), certificates judged at \(ReportJSON.timestamp(report.verifiedAt))"]
-        for bundle in report.bundles {
-            let state = !bundle.signed ? style.red("unsigned") : bundle.intact ? style.green("intact") : style.red("broken")
-            var text = "  \(bundle.kind.padding(toLength: 9, withPad: " ", startingAt: 0)) \(Terminal.escaped(bundle.path))  \(state)"
-            if bundle.signed {
-                var facts: [String] = []
-                if let identifier = bundle.identifier { facts.append(Terminal.escaped(identifier)) }
-                facts.append(bundle.adHoc ? "ad hoc" : "team \(Terminal.escaped(bundle.teamIdentifier ?? "?"))")
-                if let cdhash = bundle.cdhash { facts.append("cdhash \(cdhash)") }
-                if !bundle.hashTypes.isEmpty { facts.append(bundle.hashTypes.joined(separator: "+")) }
-                text += "  " + facts.joined(separator: ", ")
-            }
-            lines.append(text)
-            if let certificate = bundle.certificate {
-                lines.append("            " + style.dim("signed by \(Terminal.escaped(certificate.commonName ?? certificate.subject)), expires \(ReportJSON.timestamp(certificate.notValidAfter))"))
-            }
-        }
-        lines.append("")
-        // Messages quote file names from the archive: escaped like every human-readable output.
-        lines.append(contentsOf: TextRendering.findings(report.findings, style: style))
-        return lines.joined(separator: "\n")
     }
 }

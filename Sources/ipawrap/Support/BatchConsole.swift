@@ -78,7 +78,12 @@ final class BatchConsole: BatchEventSink {
         case .failed: style.red(label)
         }
         var parts: [String] = []
-        if let report = result.report {
+        let (report, failure): (Report?, InputFailure?) = switch result.outcome {
+        case .report(let report): (report, nil)
+        case .failure(let failure): (nil, failure)
+        case .failedAfterReport(let report, let failure): (report, failure)
+        }
+        if let report {
             let app = report.app
             var about = app.name ?? app.path.split(separator: "/").last.map(String.init) ?? app.path
             if let version = app.version { about += " \(version)" + (app.build.map { " (\($0))" } ?? "") }
@@ -93,7 +98,7 @@ final class BatchConsole: BatchEventSink {
                     + " (" + codes.joined(separator: ", ") + ")")
             }
         }
-        if let failure = result.failure {
+        if let failure {
             parts.append("error[\(failure.code)] \(failure.message)")
         } else if command == "wrap" || command == "sign", result.output == nil, result.exitCode == 1 {
             parts.append(command == "wrap" ? "not wrapped" : "not signed")
@@ -152,9 +157,7 @@ final class BatchConsole: BatchEventSink {
     /// The SARIF or JUnit document of every finished input, in input order.
     private func printDocument(_ results: [BatchResult]) {
         guard let document else { return }
-        let subjects = results.map { result in
-            ReportSubject(path: result.input.path, name: result.input.name, report: result.report, failure: result.failure)
-        }
+        let subjects = results.map { ReportSubject(path: $0.input.path, name: $0.input.name, outcome: $0.outcome) }
         let text: String
         switch document {
         case .sarif:

@@ -1,5 +1,3 @@
-import Reporting
-
 // Findings from the app's binaries and SDKs (BinaryChecks). Remedies follow the source documents:
 // the MDX best practices for iOS apps (SDK/toolkit match, SQLite, SQLCipher, OpenSSL, NSURLSession,
 // cross-platform frameworks), the Intune SDK guide (MultiIdentity) and the App Review notes on ATS.
@@ -108,7 +106,7 @@ extension FindingCode {
         summary: "a bundle's executable, or its symbols or strings, could not be read, so the binary checks skipped it",
         remedy: "Rebuild the binary; until it can be read, its encryption, SDKs and libraries cannot be checked.")
 
-    static let binaryCodes: [FindingCode] = [
+    public static let binaryCodes: [FindingCode] = [
         appEncrypted, sdkVersionMismatch, sdkVersionInconsistent, sdkVersionUnknown, sdkStaticUnversioned,
         multipleManagementSDKs, intuneMultiIdentity, privateSQLite, sqlcipherPresent, opensslStatic, uiWebViewUsed,
         urlSessionBackground, crossPlatformFramework, crossPlatformXamarin, atsArbitraryLoads, atsWebContentOnly,

@@ -1,5 +1,3 @@
-import Reporting
-
 extension FindingCode {
     public static let alreadyWrapped = FindingCode(
         "ALREADY_WRAPPED", .error,
@@ -18,5 +16,5 @@ extension FindingCode {
         summary: "--mode asks for a different app mode than the policy template declares",
         remedy: "Use the template made for that mode (premium or general), or drop --mode to keep the template's mode.")
 
-    static let wrapCodes: [FindingCode] = [alreadyWrapped, signatureInvalidated, policyModeDiffers]
+    public static let wrapCodes: [FindingCode] = [alreadyWrapped, signatureInvalidated, policyModeDiffers]
 }

@@ -1,8 +1,5 @@
-import Installation
-import Reporting
-import Verification
-
-/// The catalogue: every code of every area of checks.
+/// The catalogue: every code of every area of checks. It lives with the findings (each area's codes
+/// beside its detail, which names them), so every layer that reports or renders a finding sees it.
 extension FindingCode {
     /// Every code, by area: the catalogue docs/finding-codes.md, SARIF rules and JUnit test cases come from.
     public static var areas: [(name: String, codes: [FindingCode])] {
@@ -25,10 +22,12 @@ extension FindingCode {
         all.filter(\.isWrappingRule).map(\.rawValue).joined(separator: ", ")
     }
 
-    /// The code with this raw value.
+    /// The code with this raw value: for a finding read back from JSON, which has only the name.
     public static func named(_ rawValue: String) -> FindingCode? {
-        all.first { $0.rawValue == rawValue }
+        byName[rawValue]
     }
+
+    private static let byName = Dictionary(all.map { ($0.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
 }
 
 extension SARIFRendering {

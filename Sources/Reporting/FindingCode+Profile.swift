@@ -1,6 +1,3 @@
-import Installation
-import Reporting
-
 extension FindingCode {
     public static let appIDWildcard = FindingCode(
         "APP_ID_WILDCARD", .error,
@@ -94,7 +91,7 @@ extension FindingCode {
         remedy: "Download the profile again from the Apple Developer portal; a profile with such values was edited or "
             + "damaged.")
 
-    static let profileCodes: [FindingCode] = [
+    public static let profileCodes: [FindingCode] = [
         appIDWildcard, appIDMismatch, profileMissing, profileUnreadable, profileExpired, profileExpiring, teamMismatch,
         extensionIDNotPrefixed, profileNotForIOS, profileCertificateExpired, profileCertificateInvalid,
         profileOptionUnused, profileAmbiguous, entitlementNotInProfile, signedEntitlementsUnreadable,

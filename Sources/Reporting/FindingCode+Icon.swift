@@ -1,5 +1,3 @@
-import Reporting
-
 extension FindingCode {
     public static let iconNotFound = FindingCode(
         "ICON_NOT_FOUND", .error,
@@ -19,5 +17,5 @@ extension FindingCode {
         summary: "the chosen icon file exists but cannot be decoded (not a PNG, or a damaged one)",
         remedy: "Replace the icon file with a valid PNG (Xcode's CgBI-optimised PNGs are fine).")
 
-    static let iconCodes: [FindingCode] = [iconNotFound, iconReferenceMissing, iconUnreadable]
+    public static let iconCodes: [FindingCode] = [iconNotFound, iconReferenceMissing, iconUnreadable]
 }

@@ -1,7 +1,4 @@
-import Reporting
-
-/// `ipawrap verify`'s codes: declared here, where they are reported, as `Checks` declares each area's
-/// in its `FindingCode+Area.swift`; `FindingCode.all` lists them as the "signature" area. An error is
+/// `ipawrap verify`'s codes (`SignatureDetail`'s); `FindingCode.all` lists them as the "signature" area. An error is
 /// a signature that will not hold on a device; a warning is worth knowing (an expired certificate
 /// does not break a seal).
 extension FindingCode {

@@ -1,5 +1,3 @@
-import Reporting
-
 // What a device's installd or amfid refuses, judged before a device does (`verify --device/--os`,
 // and the same rules in `check`, `sign` and `wrap`). Each code names the error a device gives;
 // docs/install-checks.md lists the sources.

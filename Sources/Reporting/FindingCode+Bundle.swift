@@ -1,6 +1,3 @@
-import Installation
-import Reporting
-
 extension FindingCode {
     public static let nestedBundleUnreadable = FindingCode(
         "BUNDLE_INFO_PLIST_INVALID", .warning,
@@ -40,7 +37,7 @@ extension FindingCode {
         remedy: "Nothing to do if the folder is meant to be empty (a trimmed build); otherwise rebuild the app so the "
             + "bundle carries its Info.plist and executable.")
 
-    static let bundleCodes: [FindingCode] = [
+    public static let bundleCodes: [FindingCode] = [
         nestedBundleUnreadable, bundleIdentifierInvalid, executableMissing, executableInvalid, platformUnsupported,
         platformSimulator, bundleHasNoCode,
     ]
