@@ -121,12 +121,24 @@ struct BundleTree {
         }
     }
 
+    /// The uncompressed size of the file at `path` when it is still the archive's entry (not
+    /// rewritten by a wrap or by signing).
+    func archiveEntrySize(at path: String) -> UInt64? {
+        if case .entry(let entry)? = nodes[path] { return entry.uncompressedSize }
+        return nil
+    }
+
     /// The Mach-O headers of the file at `path`, or nil when it is not Mach-O.
     func machO(at path: String) throws -> MachOFile? {
         var source = try source(at: path)
+        return try Self.machO(from: &source, clock: archive.workClock())
+    }
+
+    /// The Mach-O headers of `source`, or nil when it is not Mach-O.
+    static func machO(from source: inout NodeSource, clock: WorkClock) throws -> MachOFile? {
         // Eight bytes tell a fat header from a Java class file.
         guard source.size >= 8, MachOFile.isMachO(prefix: try source.read(offset: 0, count: 8)) else { return nil }
-        return try MachOFile(reading: &source, clock: archive.workClock())
+        return try MachOFile(reading: &source, clock: clock)
     }
 
     /// Computes the digests each request asks for, from the files' current contents.

@@ -50,19 +50,21 @@ struct CodeSigner: Sendable {
 
     static let pageSizeLog2: UInt8 = 12
 
-    /// Signs the Mach-O file `file` read from `source`; a Mach-O error names `path`.
+    /// Signs the Mach-O file `file` read from `source`; a Mach-O error names `path`. With
+    /// `hashingOnAllCores`, large runs of pages are hashed on every core (for a file signed while
+    /// nothing else runs, such as a bundle's main executable).
     func sign<Source: ByteSource>(
-        file: MachOFile, source: inout Source, inputs: CodeSigningInputs, path: String
+        file: MachOFile, source: inout Source, inputs: CodeSigningInputs, path: String, hashingOnAllCores: Bool = false
     ) throws -> SignedCode {
         do {
-            return try signUnnamed(file: file, source: &source, inputs: inputs, path: path)
+            return try signUnnamed(file: file, source: &source, inputs: inputs, path: path, hashingOnAllCores: hashingOnAllCores)
         } catch let error as MachOError {
             throw MachOError(error.reason, "\(path): \(error.message)", slice: error.slice)
         }
     }
 
     private func signUnnamed<Source: ByteSource>(
-        file: MachOFile, source: inout Source, inputs: CodeSigningInputs, path: String
+        file: MachOFile, source: inout Source, inputs: CodeSigningInputs, path: String, hashingOnAllCores: Bool
     ) throws -> SignedCode {
         let requirement = Requirement.iOSDesignated(identifier: inputs.identifier, leafCommonName: leafCommonName)
         let requirements = RequirementSet(designated: requirement)
@@ -94,14 +96,15 @@ struct CodeSigner: Sendable {
 
         var hashers: [CodePageHasher] = []
         for types in hashTypesBySlice {
-            hashers.append(try CodePageHasher(pageSizeLog2: Self.pageSizeLog2, hashTypes: types))
+            hashers.append(
+                try CodePageHasher(pageSizeLog2: Self.pageSizeLog2, hashTypes: types, allowsConcurrency: hashingOnAllCores))
         }
         var output: [UInt8] = []
         output.reserveCapacity(Int(layout.size))
         var firstCDHash: [UInt8]?
         try layout.write(
             from: &source, pageSize: 1 << Int(Self.pageSizeLog2),
-            hashing: { index, page in page.withUnsafeBytes { hashers[index].update($0) } },
+            hashing: { index, pages in pages.withUnsafeBytes { hashers[index].update($0) } },
             signature: { index in
                 let slice = file.slices[index]
                 let laidOut = layout.slices[index]
