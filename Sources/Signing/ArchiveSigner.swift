@@ -125,7 +125,7 @@ public enum ArchiveSigner {
             inputs: CodeSigningInputs(
                 identifier: identifier, infoPlist: infoPlist, codeResources: resources, entitlements: entitlements),
             path: executablePath, hashingOnAllCores: true)
-        tree.set(executablePath, bytes: signed.bytes)
+        tree.set(executablePath, bytes: signed.bytes, revising: true)
         return SignedBundle(
             path: bundle.path, identifier: identifier, cdhash: signed.cdhash,
             hashTypes: file.slices.first.map(CodeSigner.hashTypes) ?? [])
@@ -141,7 +141,7 @@ public enum ArchiveSigner {
             if let size = tree.archiveEntrySize(at: code.path) {
                 fromArchive.append((code, size))
             } else if let signed = try signLoose(code, source: try tree.source(at: code.path), signer: signer, clock: tree.archive.workClock()) {
-                tree.set(code.path, bytes: signed)
+                tree.set(code.path, bytes: signed, revising: true)
             }
         }
         let order = fromArchive.indices.sorted { (fromArchive[$0].size, $1) > (fromArchive[$1].size, $0) }
@@ -160,7 +160,7 @@ public enum ArchiveSigner {
         for (index, outcome) in zip(order, outcomes) { byPath[fromArchive[index].code.path] = outcome }
         for (code, _) in fromArchive {
             switch byPath[code.path] {
-            case .signed(let bytes?): tree.set(code.path, bytes: bytes)
+            case .signed(let bytes?): tree.set(code.path, bytes: bytes, revising: true)
             case .signed(nil), nil: continue
             case .failed(let error): throw error
             }

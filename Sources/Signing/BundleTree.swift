@@ -30,6 +30,9 @@ struct BundleTree {
     private var sorted: [String] = []
     /// Paths signing rewrote.
     private var changed: Set<String> = []
+    /// Rewritten paths whose new bytes revise the old (signed code), for the writer to reuse
+    /// the old entry's compressed stream where they agree.
+    private var revised: Set<String> = []
 
     init(archive: ZipArchive, edits: ArchiveEdits) throws {
         self.archive = archive
@@ -96,13 +99,15 @@ struct BundleTree {
 
     func isFile(_ path: String) -> Bool { kind(at: path) == .file }
 
-    mutating func set(_ path: String, bytes: [UInt8]) {
+    /// Sets the file at `path` to `bytes`; `revising`: they are the old file re-signed.
+    mutating func set(_ path: String, bytes: [UInt8], revising: Bool = false) {
         if nodes[path] == nil {
             let index = sorted.partitioningIndex { !$0.utf8.lexicographicallyPrecedes(path.utf8) }
             sorted.insert(path, at: index)
         }
         nodes[path] = .bytes(bytes)
         changed.insert(path)
+        if revising { revised.insert(path) } else { revised.remove(path) }
     }
 
     func source(at path: String) throws -> NodeSource {
@@ -194,7 +199,8 @@ struct BundleTree {
             // again for nothing (the encoder would store it after trying).
             additions.append(ArchiveEdits.Addition(
                 name: path, content: .bytes(bytes), permissions: existing?.permissions,
-                stored: existing.map { $0.method == 0 || $0.compressedSize >= $0.uncompressedSize } ?? false))
+                stored: existing.map { $0.method == 0 || $0.compressedSize >= $0.uncompressedSize } ?? false,
+                revisesReplacedEntry: revised.contains(path)))
         }
         return ArchiveEdits(additions: additions, removals: original.removals, replacesInPlace: true)
     }

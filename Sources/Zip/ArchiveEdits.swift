@@ -23,12 +23,20 @@ public struct ArchiveEdits: Sendable, Equatable {
         public var stored: Bool
         /// For a file of an app folder: the file the walk saw, the only one packing will read.
         package var walked: WalkedFile?
+        /// The bytes revise the entry they replace in place, most of them unchanged (a re-signed
+        /// binary: a few header fields and the signature differ), so the writer may reuse that
+        /// entry's deflate stream where the two agree (`DeflateSplice`) instead of compressing
+        /// everything again.
+        public var revisesReplacedEntry: Bool
 
-        public init(name: String, content: Content, permissions: UInt16? = nil, stored: Bool = false) {
+        public init(
+            name: String, content: Content, permissions: UInt16? = nil, stored: Bool = false, revisesReplacedEntry: Bool = false
+        ) {
             self.name = name
             self.content = content
             self.permissions = permissions
             self.stored = stored
+            self.revisesReplacedEntry = revisesReplacedEntry
         }
     }
 

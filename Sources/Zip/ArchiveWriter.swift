@@ -89,7 +89,7 @@ public enum ArchiveWriter {
         // Replacements (re-signed binaries) are compressed ahead of their turn, on every core.
         var replacements = NewEntryEncoder.Lookahead(
             ordered.compactMap { entry in plan.replacedInPlace[entry.index].map { (entry.index, $0) } },
-            level: options.compressionLevel, destination: out.destination)
+            level: options.compressionLevel, destination: out.destination, archive: archive)
         var run: (start: UInt64, end: UInt64)?
         func flushRun() throws {
             if let current = run {
@@ -335,6 +335,10 @@ struct RepackPlan {
         var stored = false
         /// Whether the name is flagged UTF-8 (general purpose bit 11); nil: flagged when not ASCII.
         var flagsUTF8: Bool?
+        /// `ArchiveEdits.Addition.revisesReplacedEntry`.
+        var revises = false
+        /// The deflated entry this one revises in place, whose stream its encoding may reuse.
+        var basis: ArchiveEntry?
 
         /// The general purpose flags the entry is written with.
         var nameFlags: UInt16 { (flagsUTF8 ?? !name.isASCII) ? 0x0800 : 0 }
@@ -382,6 +386,8 @@ struct RepackPlan {
                 removed.insert(existing.index)
                 replaced.insert(existing.index)
                 if edits.replacesInPlace && item.kind == .file && existing.kind == .file {
+                    var item = item
+                    if item.revises && !item.stored && existing.method == 8 { item.basis = existing }
                     replacedInPlace[existing.index] = item
                     added[key] = nil
                 }
@@ -498,8 +504,9 @@ struct RepackPlan {
         var name = addition.name
         while name.hasSuffix("/") { name.removeLast() }
         var items = try expandContent(addition, as: name)
-        if addition.stored {
-            for index in items.indices { items[index].stored = true }
+        for index in items.indices {
+            if addition.stored { items[index].stored = true }
+            items[index].revises = addition.revisesReplacedEntry
         }
         return items
     }

@@ -108,6 +108,48 @@ import Zip
         #expect(try Fixtures.bytesAt(input) == Self.app().bytes())
     }
 
+    /// A large re-signed dylib is written by reusing its entry's deflate stream where the bytes
+    /// did not change (`DeflateSplice`): the output reads back, with Python's zipfile and Info-ZIP
+    /// (inflaters other than ipawrap's), as exactly the signed bytes, and every signature holds.
+    @Test func aLargeResignedDylibReusesItsDeflateStreamAndReadsBack() throws {
+        let scratch = try ScratchDirectory("sign-splice")
+        var builder = Self.app()
+        var state: UInt32 = 12345
+        let words = ["mov x0, x1\n", "bl _objc_msgSend\n", "ldr x8, [x19]\n", "ret\n", "add sp, sp, #0x40\n"]
+        var code: [UInt8] = []
+        while code.count < 600_000 {
+            state = state &* 1_103_515_245 &+ 12345
+            code += Array(words[Int(state >> 16) % words.count].utf8)
+        }
+        builder.addFile(
+            "Frameworks/libswiftFoundation.dylib",
+            IPABuilder.executable(fileType: 6) {
+                $0.headerPadding = 1024
+                $0.code = code
+            }, mode: 0o100755)
+        let input = try scratch.write("Sample.ipa", builder.bytes())
+        let output = scratch.path("Sample.signed.ipa")
+        let result = try Self.sign(input, output, scratch)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(try ZipOracle.unzipTest(output).status == 0)
+        let name = "Payload/Sample.app/Frameworks/libswiftFoundation.dylib"
+        let archive = try ZipArchive(path: output)
+        let entry = try #require(archive.entry(named: name))
+        #expect(entry.method == 8)
+        let signed = try archive.read(entry, maximumSize: 1 << 22)
+        #expect(signed.count > 600_000)
+        // zipfile inflates the entry with zlib and checks its CRC; the bytes match ipawrap's.
+        let python = try Command.run(
+            "python3", ["-c", "import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).hex())", output, name])
+        #expect(python.status == 0, "\(python.stderr)")
+        #expect(python.stdout == signed.map { String(format: "%02x", $0) }.joined())
+        try Self.expectVerifies(output)
+        // Reproducible.
+        let again = scratch.path("again.ipa")
+        #expect(try Self.sign(input, again, scratch).status == 0)
+        #expect(try Fixtures.bytesAt(again) == Fixtures.bytesAt(output))
+    }
+
     @Test func theSameInputAndSigningTimeGiveTheSameBytes() throws {
         let scratch = try ScratchDirectory("sign-reproducible")
         let input = try scratch.write("Sample.ipa", Self.app().bytes())
