@@ -1,7 +1,16 @@
 import FormatSupport
 
 /// Why an archive's app cannot be read as an iOS app (exit 65).
-public enum BundleError: CodedError, Equatable {
+public enum BundleError: ReasonCodedError, Equatable {
+    /// The stable code a user can search for.
+    public enum Reason: String, ErrorReason, CaseIterable {
+        case infoPlistMissing = "BUNDLE_INFO_PLIST_MISSING"
+        case infoPlistInvalid = "BUNDLE_INFO_PLIST_INVALID"
+        case entryMissing = "BUNDLE_ENTRY_MISSING"
+        case nestingTooDeep = "BUNDLE_NESTING_LIMIT"
+        case tooManyBundles = "BUNDLE_COUNT_LIMIT"
+    }
+
     case infoPlistMissing(archive: String, path: String)
     case infoPlistInvalid(archive: String, path: String, reason: String)
     case entryMissing(archive: String, path: String)
@@ -10,17 +19,15 @@ public enum BundleError: CodedError, Equatable {
     /// More bundle folders than `AppArchive.maximumBundleFolders`.
     case tooManyBundles(archive: String, limit: Int)
 
-    public var code: String {
+    public var reason: Reason {
         switch self {
-        case .infoPlistMissing: "BUNDLE_INFO_PLIST_MISSING"
-        case .infoPlistInvalid: "BUNDLE_INFO_PLIST_INVALID"
-        case .entryMissing: "BUNDLE_ENTRY_MISSING"
-        case .nestingTooDeep: "BUNDLE_NESTING_LIMIT"
-        case .tooManyBundles: "BUNDLE_COUNT_LIMIT"
+        case .infoPlistMissing: .infoPlistMissing
+        case .infoPlistInvalid: .infoPlistInvalid
+        case .entryMissing: .entryMissing
+        case .nestingTooDeep: .nestingTooDeep
+        case .tooManyBundles: .tooManyBundles
         }
     }
-
-    public var category: ErrorCategory { .invalidInput }
 
     public var description: String {
         switch self {

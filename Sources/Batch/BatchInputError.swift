@@ -2,7 +2,27 @@ import FormatSupport
 
 /// Why the inputs of a batch cannot be gathered, or its request cannot be carried out. These stop
 /// the batch before it starts; a bad input file is not one of them (it fails on its own).
-public enum BatchInputError: CodedError, Equatable {
+public enum BatchInputError: ReasonCodedError, Equatable {
+    /// The stable code a user can search for.
+    public enum Reason: String, ErrorReason, CaseIterable {
+        case listUnreadable = "BATCH_LIST_UNREADABLE"
+        case folderUnreadable = "BATCH_FOLDER_UNREADABLE"
+        case noInputs = "BATCH_NO_INPUTS"
+        case outputCollision = "BATCH_OUTPUT_COLLISION"
+        case outputIsInput = "BATCH_OUTPUT_IS_INPUT"
+        case invalidShard = "BATCH_SHARD_INVALID"
+        case folderTooLarge = "BATCH_FOLDER_TOO_LARGE"
+        case folderTimeLimit = "BATCH_FOLDER_TIME_LIMIT"
+
+        public var category: ErrorCategory {
+            switch self {
+            case .listUnreadable, .folderUnreadable: .io
+            case .noInputs, .outputCollision, .outputIsInput, .invalidShard: .usage
+            case .folderTooLarge, .folderTimeLimit: .invalidInput
+            }
+        }
+    }
+
     /// A `--from` list cannot be read.
     case listUnreadable(String, reason: String)
     /// A folder argument (or one below it) cannot be listed.
@@ -21,24 +41,16 @@ public enum BatchInputError: CodedError, Equatable {
     /// `--time-limit`; the path is where it stopped.
     case folderTimeLimit(String, seconds: Double)
 
-    public var code: String {
+    public var reason: Reason {
         switch self {
-        case .listUnreadable: "BATCH_LIST_UNREADABLE"
-        case .folderUnreadable: "BATCH_FOLDER_UNREADABLE"
-        case .noInputs: "BATCH_NO_INPUTS"
-        case .outputCollision: "BATCH_OUTPUT_COLLISION"
-        case .outputIsInput: "BATCH_OUTPUT_IS_INPUT"
-        case .invalidShard: "BATCH_SHARD_INVALID"
-        case .folderTooLarge: "BATCH_FOLDER_TOO_LARGE"
-        case .folderTimeLimit: "BATCH_FOLDER_TIME_LIMIT"
-        }
-    }
-
-    public var category: ErrorCategory {
-        switch self {
-        case .listUnreadable, .folderUnreadable: .io
-        case .noInputs, .outputCollision, .outputIsInput, .invalidShard: .usage
-        case .folderTooLarge, .folderTimeLimit: .invalidInput
+        case .listUnreadable: .listUnreadable
+        case .folderUnreadable: .folderUnreadable
+        case .noInputs: .noInputs
+        case .outputCollision: .outputCollision
+        case .outputIsInput: .outputIsInput
+        case .invalidShard: .invalidShard
+        case .folderTooLarge: .folderTooLarge
+        case .folderTimeLimit: .folderTimeLimit
         }
     }
 

@@ -152,7 +152,17 @@ public struct MergedBatch: Sendable {
 
 /// Why `batch report` cannot merge its files into one run. Each is bad input (exit 65): nothing
 /// is printed or written.
-public enum BatchMergeError: CodedError, Equatable {
+public enum BatchMergeError: ReasonCodedError, Equatable {
+    /// The stable code a user can search for.
+    public enum Reason: String, ErrorReason, CaseIterable {
+        case notBatchOutput = "BATCH_REPORT_NOT_BATCH_OUTPUT"
+        case mixed = "BATCH_REPORT_MIXED_RUNS"
+        case shardTwice = "BATCH_REPORT_SHARD_TWICE"
+        case shardIncomplete = "BATCH_REPORT_SHARD_INCOMPLETE"
+        case shardsMissing = "BATCH_REPORT_SHARD_MISSING"
+        case noResults = "BATCH_REPORT_NO_RESULTS"
+    }
+
     /// A line (or the file) is not a batch record of this version.
     case notBatchOutput(String, reason: String)
     /// Two lines belong to different runs.
@@ -166,18 +176,16 @@ public enum BatchMergeError: CodedError, Equatable {
     /// The files hold no line at all.
     case noResults(files: [String])
 
-    public var code: String {
+    public var reason: Reason {
         switch self {
-        case .notBatchOutput: "BATCH_REPORT_NOT_BATCH_OUTPUT"
-        case .mixed: "BATCH_REPORT_MIXED_RUNS"
-        case .shardTwice: "BATCH_REPORT_SHARD_TWICE"
-        case .shardIncomplete: "BATCH_REPORT_SHARD_INCOMPLETE"
-        case .shardsMissing: "BATCH_REPORT_SHARD_MISSING"
-        case .noResults: "BATCH_REPORT_NO_RESULTS"
+        case .notBatchOutput: .notBatchOutput
+        case .mixed: .mixed
+        case .shardTwice: .shardTwice
+        case .shardIncomplete: .shardIncomplete
+        case .shardsMissing: .shardsMissing
+        case .noResults: .noResults
         }
     }
-
-    public var category: ErrorCategory { .invalidInput }
 
     public var description: String {
         switch self {

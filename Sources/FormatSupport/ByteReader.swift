@@ -5,7 +5,11 @@ public enum Endianness: Sendable {
 }
 
 /// Reading past the end of a buffer. Parsers catch it and rethrow with their own code and context.
-public struct OutOfBoundsError: CodedError, Equatable {
+public struct OutOfBoundsError: ReasonCodedError, Equatable {
+    public enum Reason: String, ErrorReason, CaseIterable {
+        case truncated = "TRUNCATED_DATA"
+    }
+
     /// Absolute offset of the attempted read.
     public let offset: Int
     /// Bytes requested.
@@ -19,8 +23,7 @@ public struct OutOfBoundsError: CodedError, Equatable {
         self.size = size
     }
 
-    public var code: String { "TRUNCATED_DATA" }
-    public var category: ErrorCategory { .invalidInput }
+    public var reason: Reason { .truncated }
     public var description: String {
         "data is truncated: needed \(length) byte(s) at offset \(offset), but only \(size) byte(s) exist"
     }

@@ -30,11 +30,14 @@ enum FiniteStateEntropy {
         frequency.leadingZeroBitCount - stateCount.leadingZeroBitCount
     }
 
-    /// Fills `table` (of `stateCount` entries) for the literal alphabet.
-    static func buildLiteralTable(
-        frequencies: ArraySlice<UInt16>, stateCount: Int, into table: inout [LiteralDecoderEntry]
+    /// Spreads the states of a table over the symbols of `frequencies`, as both table kinds do:
+    /// calls `body` for each state in order with its symbol, the state bits it reads and the base
+    /// of the next state.
+    @inline(__always)
+    static func spreadStates(
+        frequencies: ArraySlice<UInt16>, stateCount: Int,
+        _ body: (_ position: Int, _ symbol: Int, _ bits: Int, _ delta: Int16) -> Void
     ) {
-        for index in table.indices { table[index] = LiteralDecoderEntry() }
         var position = 0
         for (symbol, frequencyValue) in frequencies.enumerated() {
             let frequency = Int(frequencyValue)
@@ -42,18 +45,23 @@ enum FiniteStateEntropy {
             let k = shift(frequency: frequency, stateCount: stateCount)
             let j0 = ((2 * stateCount) >> k) - frequency
             for j in 0..<frequency where position < stateCount {
-                var entry = LiteralDecoderEntry()
-                entry.symbol = UInt8(truncatingIfNeeded: symbol)
                 if j < j0 {
-                    entry.bits = UInt8(k)
-                    entry.delta = Int16(truncatingIfNeeded: ((frequency + j) << k) - stateCount)
+                    body(position, symbol, k, Int16(truncatingIfNeeded: ((frequency + j) << k) - stateCount))
                 } else {
-                    entry.bits = UInt8(k - 1)
-                    entry.delta = Int16(truncatingIfNeeded: (j - j0) << (k - 1))
+                    body(position, symbol, k - 1, Int16(truncatingIfNeeded: (j - j0) << (k - 1)))
                 }
-                table[position] = entry
                 position += 1
             }
+        }
+    }
+
+    /// Fills `table` (of `stateCount` entries) for the literal alphabet.
+    static func buildLiteralTable(
+        frequencies: ArraySlice<UInt16>, stateCount: Int, into table: inout [LiteralDecoderEntry]
+    ) {
+        for index in table.indices { table[index] = LiteralDecoderEntry() }
+        spreadStates(frequencies: frequencies, stateCount: stateCount) { position, symbol, bits, delta in
+            table[position] = LiteralDecoderEntry(bits: UInt8(bits), symbol: UInt8(truncatingIfNeeded: symbol), delta: delta)
         }
     }
 
@@ -63,26 +71,10 @@ enum FiniteStateEntropy {
         into table: inout [ValueDecoderEntry]
     ) {
         for index in table.indices { table[index] = ValueDecoderEntry() }
-        var position = 0
-        for (symbol, frequencyValue) in frequencies.enumerated() {
-            let frequency = Int(frequencyValue)
-            if frequency == 0 { continue }
-            let k = shift(frequency: frequency, stateCount: stateCount)
-            let j0 = ((2 * stateCount) >> k) - frequency
-            for j in 0..<frequency where position < stateCount {
-                var entry = ValueDecoderEntry()
-                entry.valueBits = extraBits[symbol]
-                entry.valueBase = baseValues[symbol]
-                if j < j0 {
-                    entry.totalBits = UInt8(k) + entry.valueBits
-                    entry.delta = Int16(truncatingIfNeeded: ((frequency + j) << k) - stateCount)
-                } else {
-                    entry.totalBits = UInt8(k - 1) + entry.valueBits
-                    entry.delta = Int16(truncatingIfNeeded: (j - j0) << (k - 1))
-                }
-                table[position] = entry
-                position += 1
-            }
+        spreadStates(frequencies: frequencies, stateCount: stateCount) { position, symbol, bits, delta in
+            let valueBits = extraBits[symbol]
+            table[position] = ValueDecoderEntry(
+                totalBits: UInt8(bits) + valueBits, valueBits: valueBits, delta: delta, valueBase: baseValues[symbol])
         }
     }
 }

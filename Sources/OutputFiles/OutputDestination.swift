@@ -5,27 +5,34 @@ import Glibc
 
 /// An output path that cannot be used at all (exit 64): it is one of the command's inputs, or a
 /// folder where one file is written.
-public struct OutputDestinationError: CodedError, Equatable {
-    public enum Reason: Equatable, Sendable {
+public struct OutputDestinationError: ReasonCodedError, Equatable {
+    /// The stable code a user can search for.
+    public enum Reason: String, ErrorReason, CaseIterable {
+        case isInput = "OUTPUT_IS_INPUT"
+        case isFolder = "OUTPUT_IS_FOLDER"
+
+        public var category: ErrorCategory { .usage }
+    }
+
+    /// What is wrong, with the facts the message names.
+    public enum Fault: Equatable, Sendable {
         /// The output resolves (after symbolic links) to the same file as this input.
         case isInput(String)
         case isFolder
     }
 
     public let path: String
-    public let reason: Reason
+    public let fault: Fault
 
-    public var code: String {
-        switch reason {
-        case .isInput: "OUTPUT_IS_INPUT"
-        case .isFolder: "OUTPUT_IS_FOLDER"
+    public var reason: Reason {
+        switch fault {
+        case .isInput: .isInput
+        case .isFolder: .isFolder
         }
     }
 
-    public var category: ErrorCategory { .usage }
-
     public var description: String {
-        switch reason {
+        switch fault {
         case .isInput(let input) where input == path:
             "\(path): the output is an input of this command; write to another path (inputs are never modified)"
         case .isInput(let input):
@@ -45,7 +52,7 @@ public enum OutputDestination {
         var outputInfo = stat()
         guard FileSystem.stat(output, &outputInfo) == 0 else { return }
         if (outputInfo.st_mode & S_IFMT) == S_IFDIR {
-            throw OutputDestinationError(path: output, reason: .isFolder)
+            throw OutputDestinationError(path: output, fault: .isFolder)
         }
         // Device nodes and FIFOs are written through, never replaced: /dev/null as an output is
         // fine even when an input is /dev/null too (that input is refused on its own).
@@ -53,7 +60,7 @@ public enum OutputDestination {
         for input in inputs {
             var inputInfo = stat()
             if FileSystem.stat(input, &inputInfo) == 0, inputInfo.st_dev == outputInfo.st_dev, inputInfo.st_ino == outputInfo.st_ino {
-                throw OutputDestinationError(path: output, reason: .isInput(input))
+                throw OutputDestinationError(path: output, fault: .isInput(input))
             }
         }
     }

@@ -99,7 +99,7 @@ public enum PNGDecoder {
             do {
                 return try ImageDataInflater.inflate(file: datastream.file, ranges: ranges, framing: framing,
                                                      expectedSize: expectedSize, firstChunkOffset: firstOffset, clock: clock)
-            } catch let error where error.kind == .inflate || error.kind == .dataSize {
+            } catch let error where error.reason == .inflate || error.reason == .dataSize {
                 if firstError == nil { firstError = error }
             }
         }

@@ -1,9 +1,9 @@
 import FormatSupport
 
 /// A PNG or CgBI file that cannot be read safely. Every case is hostile or damaged input
-/// (category `.invalidInput`); `kind.rawValue` is the stable code users search for.
-public struct PNGError: CodedError, Equatable {
-    public enum Kind: String, Sendable, CaseIterable {
+/// (category `.invalidInput`); `reason.rawValue` is the stable code users search for.
+public struct PNGError: ReasonCodedError, Equatable {
+    public enum Reason: String, ErrorReason, CaseIterable {
         /// The first eight bytes are not the PNG signature.
         case signature = "PNG_SIGNATURE"
         /// The file ends inside a chunk, or a header prefix is too short to hold IHDR.
@@ -35,20 +35,18 @@ public struct PNGError: CodedError, Equatable {
         case timeLimit = "ARCHIVE_TIME_LIMIT"
     }
 
-    public let kind: Kind
+    public let reason: Reason
     /// Byte offset in the file that the problem was found at, when there is one.
     public let offset: Int?
     /// One sentence, without the code.
     public let message: String
 
-    public init(_ kind: Kind, at offset: Int? = nil, _ message: String) {
-        self.kind = kind
+    public init(_ reason: Reason, at offset: Int? = nil, _ message: String) {
+        self.reason = reason
         self.offset = offset
         self.message = message
     }
 
-    public var code: String { kind.rawValue }
-    public var category: ErrorCategory { .invalidInput }
     public var description: String {
         if let offset {
             return "\(message) (at byte \(offset))"

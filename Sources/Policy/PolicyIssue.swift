@@ -3,7 +3,7 @@ import FormatSupport
 /// One problem found in a policy file.
 public struct PolicyIssue: Sendable, Equatable, CustomStringConvertible {
     /// What kind of problem; its raw value is the stable code users search for.
-    public enum Kind: String, Sendable, Equatable, CaseIterable {
+    public enum Kind: String, ErrorReason, CaseIterable {
         /// Not well-formed XML.
         case malformed = "XML_MALFORMED"
         /// The file declares an XML entity (billion laughs, XXE); refused before anything else.
@@ -50,7 +50,7 @@ public struct PolicyIssue: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A policy file that cannot be used, with every problem found in it.
-public struct PolicyValidationError: CodedError, Equatable {
+public struct PolicyValidationError: ReasonCodedError, Equatable {
     /// All problems, ordered by line; never empty.
     public let issues: [PolicyIssue]
 
@@ -58,9 +58,8 @@ public struct PolicyValidationError: CodedError, Equatable {
         self.issues = issues
     }
 
-    /// The code of the first problem.
-    public var code: String { issues.first?.code ?? PolicyIssue.Kind.schema.rawValue }
-    public var category: ErrorCategory { .invalidInput }
+    /// The first problem's kind: its code is the error's.
+    public var reason: PolicyIssue.Kind { issues.first?.kind ?? .schema }
 
     public var description: String {
         switch issues.count {

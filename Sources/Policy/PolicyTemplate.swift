@@ -116,14 +116,17 @@ public struct PolicyTemplate: Sendable {
 }
 
 /// The policy XML could not be written with the new values.
-public struct PolicySerializationError: CodedError, Equatable {
+public struct PolicySerializationError: ReasonCodedError, Equatable {
+    public enum Reason: String, ErrorReason, CaseIterable {
+        case serialization = "POLICY_SERIALIZATION"
+    }
+
     public let message: String
 
     public init(message: String) {
         self.message = message
     }
 
-    public var code: String { "POLICY_SERIALIZATION" }
-    public var category: ErrorCategory { .invalidInput }
+    public var reason: Reason { .serialization }
     public var description: String { message }
 }

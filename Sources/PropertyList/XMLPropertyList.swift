@@ -275,9 +275,9 @@ final class XMLPropertyListBuilder: XMLStreamHandler {
         }
     }
 
-    private func fail(_ kind: PropertyListError.Kind, _ line: Int, _ message: String) -> Bool {
+    private func fail(_ reason: PropertyListError.Reason, _ line: Int, _ message: String) -> Bool {
         if error == nil {
-            error = PropertyListError(kind, line: line, message)
+            error = PropertyListError(reason, line: line, message)
         }
         return false
     }

@@ -228,38 +228,45 @@ private struct UnknownKeyError: Error {
 }
 
 /// The SDK catalog could not be read or is not what ipawrap expects.
-public struct SDKCatalogError: CodedError, Equatable {
-    public enum Reason: Sendable, Equatable {
+public struct SDKCatalogError: ReasonCodedError, Equatable {
+    /// The stable code a user can search for.
+    public enum Reason: String, ErrorReason, CaseIterable {
+        case unreadable = "SDK_CATALOG_UNREADABLE"
+        case invalid = "SDK_CATALOG_INVALID"
+
+        /// A missing catalog is a broken installation (I/O); a malformed one is bad input, like a
+        /// malformed `toolkit.json`.
+        public var category: ErrorCategory {
+            switch self {
+            case .unreadable: .io
+            case .invalid: .invalidInput
+            }
+        }
+    }
+
+    /// What is wrong, with the facts the message names.
+    public enum Fault: Sendable, Equatable {
         /// The file is missing or cannot be read.
         case unreadable(path: String)
         /// The file is not a valid catalog.
         case invalid(path: String, detail: String)
     }
 
-    public let reason: Reason
+    public let fault: Fault
 
-    public init(_ reason: Reason) {
-        self.reason = reason
+    public init(_ fault: Fault) {
+        self.fault = fault
     }
 
-    public var code: String {
-        switch reason {
-        case .unreadable: "SDK_CATALOG_UNREADABLE"
-        case .invalid: "SDK_CATALOG_INVALID"
-        }
-    }
-
-    /// A missing catalog is a broken installation (I/O); a malformed one is bad input, like a
-    /// malformed `toolkit.json`.
-    public var category: ErrorCategory {
-        switch reason {
-        case .unreadable: .io
-        case .invalid: .invalidInput
+    public var reason: Reason {
+        switch fault {
+        case .unreadable: .unreadable
+        case .invalid: .invalid
         }
     }
 
     public var description: String {
-        switch reason {
+        switch fault {
         case .unreadable(let path):
             "\(path): the SDK catalog does not exist or cannot be read"
         case .invalid(let path, let detail):

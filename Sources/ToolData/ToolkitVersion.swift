@@ -39,15 +39,20 @@ public struct ToolkitVersion: Sendable, Hashable {
 }
 
 /// `--toolkit-version` is not a version.
-public struct ToolkitVersionError: CodedError, Equatable {
+public struct ToolkitVersionError: ReasonCodedError, Equatable {
+    public enum Reason: String, ErrorReason, CaseIterable {
+        case invalid = "TOOLKIT_VERSION_INVALID"
+
+        public var category: ErrorCategory { .usage }
+    }
+
     public let value: String
 
     public init(value: String) {
         self.value = value
     }
 
-    public var code: String { "TOOLKIT_VERSION_INVALID" }
-    public var category: ErrorCategory { .usage }
+    public var reason: Reason { .invalid }
     public var description: String {
         "--toolkit-version expects a version such as 20.10.5 (numbers separated by dots), got '\(value)'"
     }

@@ -1,18 +1,23 @@
 import FormatSupport
 
 /// Why a wrap request cannot start.
-public enum WrapError: CodedError, Equatable {
-    case policyFileUnreadable(String, reason: String)
+public enum WrapError: ReasonCodedError, Equatable {
+    /// The stable code a user can search for.
+    public enum Reason: String, ErrorReason, CaseIterable {
+        case policyFileUnreadable = "POLICY_FILE_UNREADABLE"
 
-    public var code: String {
-        switch self {
-        case .policyFileUnreadable: "POLICY_FILE_UNREADABLE"
+        public var category: ErrorCategory {
+            switch self {
+            case .policyFileUnreadable: .io
+            }
         }
     }
 
-    public var category: ErrorCategory {
+    case policyFileUnreadable(String, reason: String)
+
+    public var reason: Reason {
         switch self {
-        case .policyFileUnreadable: .io
+        case .policyFileUnreadable: .policyFileUnreadable
         }
     }
 

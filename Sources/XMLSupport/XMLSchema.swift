@@ -9,7 +9,11 @@ import Darwin
 #endif
 
 /// Why an XML Schema (XSD) could not be compiled.
-public struct XMLSchemaError: CodedError, Equatable {
+public struct XMLSchemaError: ReasonCodedError, Equatable {
+    public enum Reason: String, ErrorReason, CaseIterable {
+        case invalid = "XML_SCHEMA_INVALID"
+    }
+
     /// 1-based line in the schema document, or 0 when unknown.
     public let line: Int
     public let message: String
@@ -19,8 +23,7 @@ public struct XMLSchemaError: CodedError, Equatable {
         self.message = message
     }
 
-    public var code: String { "XML_SCHEMA_INVALID" }
-    public var category: ErrorCategory { .invalidInput }
+    public var reason: Reason { .invalid }
     public var description: String {
         line > 0 ? "schema line \(line): \(message)" : "schema: \(message)"
     }

@@ -248,12 +248,12 @@ private struct Scanner {
         var probe = index
         var brackets = 0
         while probe < bytes.count {
-            let byte = bytes[probe]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                guard let close = bytes[(probe + 1)...].firstIndex(of: byte) else { break }
-                probe = close + 1
+            guard let next = indexPastQuotedLiteral(at: probe) else { break }
+            if next != probe {
+                probe = next
                 continue
             }
+            let byte = bytes[probe]
             if hasPrefix("<!--", at: probe) {
                 try skip(past: "-->", from: probe + 4)
                 probe = position
@@ -290,15 +290,23 @@ private struct Scanner {
     func tagEnd(from index: Int) throws(XMLSourceError) -> Int {
         var probe = index
         while probe < bytes.count {
-            let byte = bytes[probe]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                guard let close = bytes[(probe + 1)...].firstIndex(of: byte) else { break }
-                probe = close + 1
+            guard let next = indexPastQuotedLiteral(at: probe) else { break }
+            if next != probe {
+                probe = next
                 continue
             }
-            if byte == UInt8(ascii: ">") { return probe }
+            if bytes[probe] == UInt8(ascii: ">") { return probe }
             probe += 1
         }
         throw XMLSourceError(reason: .unreadable, offset: index, message: "a tag starting before byte \(index) is never closed")
+    }
+
+    /// When the byte at `index` (below `bytes.count`) opens a quoted literal, `"…"` or `'…'`, the
+    /// index past its closing quote, or nil when it is never closed; `index` for any other byte.
+    /// Declarations and tags skip their literals alike, since a literal may hold `>`.
+    func indexPastQuotedLiteral(at index: Int) -> Int? {
+        let quote = bytes[index]
+        guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { return index }
+        return bytes[(index + 1)...].firstIndex(of: quote).map { $0 + 1 }
     }
 }

@@ -108,3 +108,23 @@ import TestSupport
         #expect(throws: BundleError.self) { try AppArchive(path: path) }
     }
 }
+
+/// The codes users search for stay what they are, now that `BundleError` takes them from its
+/// `Reason` (issue 28).
+@Suite struct BundleErrorCodeTests {
+    @Test func everyCaseKeepsItsCode() {
+        let errors: [(BundleError, String)] = [
+            (.infoPlistMissing(archive: "a", path: "p"), "BUNDLE_INFO_PLIST_MISSING"),
+            (.infoPlistInvalid(archive: "a", path: "p", reason: "r"), "BUNDLE_INFO_PLIST_INVALID"),
+            (.entryMissing(archive: "a", path: "p"), "BUNDLE_ENTRY_MISSING"),
+            (.nestingTooDeep(archive: "a", path: "p", limit: 2), "BUNDLE_NESTING_LIMIT"),
+            (.tooManyBundles(archive: "a", limit: 2), "BUNDLE_COUNT_LIMIT"),
+        ]
+        #expect(errors.count == BundleError.Reason.allCases.count)
+        for (error, code) in errors {
+            #expect(error.code == code && error.category == .invalidInput, "\(error)")
+        }
+        #expect(BundleError.entryMissing(archive: "A.ipa", path: "Payload/A.app/x").description
+                    == "A.ipa: Payload/A.app/x is not in the archive")
+    }
+}

@@ -46,7 +46,7 @@ import TestSupport
                 Issue.record("\(words): inflated")
                 continue
             }
-            #expect(error.kind == .invalidPixelData, "\(error)")
+            #expect(error.reason == .invalidPixelData, "\(error)")
             #expect("\(error)".contains(words), "\(error)")
         }
     }

@@ -99,6 +99,29 @@ import TestSupport
         }
     }
 
+    /// The refusal is the parser's: with --json nothing reaches stdout, no input is needed for it,
+    /// the first bad value of several is the one reported, and a bad value of another option
+    /// before it is that option's usage error.
+    @Test func anInvalidToolkitVersionIsRefusedWhenTheArgumentsAreParsed() throws {
+        let expected = "ipawrap: error[TOOLKIT_VERSION_INVALID]: --toolkit-version expects a version such as 20.10.5 "
+            + "(numbers separated by dots), got '20.x'\n"
+        for arguments in [
+            ["check", "App.ipa", "--json", "--toolkit-version", "20.x"], ["inspect", "App.ipa", "--toolkit-version=20.x", "--json"],
+            ["check", "--toolkit-version", "20.x"], ["check", "App.ipa", "--toolkit-version", "20.x", "--toolkit-version", "1.x"],
+            ["check", "App.ipa", "--toolkit-version", "20.x", "--at", "someday"],
+        ] {
+            let result = try Command.ipawrap(arguments)
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.stderr == expected, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(arguments)")
+        }
+        let other = try Command.ipawrap(["check", "App.ipa", "--at", "someday", "--toolkit-version", "20.x"])
+        #expect(other.status == 64)
+        #expect(other.stderr.hasPrefix("ipawrap: error[USAGE]: The value 'someday' is invalid for '--at <date>'"), "\(other.stderr)")
+        let good = try Command.ipawrap(["check", "App.ipa", "--toolkit-version", "20.10.5"])
+        #expect(!good.stderr.contains("TOOLKIT_VERSION_INVALID"), "\(good.stderr)")
+    }
+
     @Test func templatesThatAreNoTemplatesFolderSayHowToPointAtThem() throws {
         let scratch = try ScratchDirectory("shared-options")
         let input = try scratch.write("App.ipa", BinaryCheckCommandTests.mdxApp(version: "20.10.5"))

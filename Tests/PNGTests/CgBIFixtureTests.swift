@@ -75,11 +75,11 @@ struct CgBIFixtureTests {
 
     @Test func theReferenceHasABadIDATCRC() throws {
         let error = pngError { _ = try PNGDecoder.decode(reference) }
-        #expect(error?.kind == .crcMismatch)
+        #expect(error?.reason == .crcMismatch)
         #expect(error?.offset == 484)
         #expect(error?.description.contains("IDAT") == true)
         // libpng's policy also refuses it: IDAT is critical.
-        #expect(pngError { _ = try PNGDecoder.decode(reference, checksums: .discardBadAncillary) }?.kind == .crcMismatch)
+        #expect(pngError { _ = try PNGDecoder.decode(reference, checksums: .discardBadAncillary) }?.reason == .crcMismatch)
         let salvaged = try PNGDecoder.decode(reference, checksums: .ignore)
         #expect(salvaged.checksumMismatches == [PNGChecksumMismatch(kind: .chunkCRC(.IDAT), offset: 484)])
     }
@@ -118,7 +118,7 @@ struct CgBIFixtureTests {
                 let image = try PNGDecoder.decode(Array(cgbi.prefix(length))).image
                 #expect(length == cgbi.count - 12 && image == full, "prefix of \(length) bytes decoded")
             } catch {
-                #expect([.truncated, .dataSize, .signature, .noImageData].contains(error.kind), "prefix \(length): \(error)")
+                #expect([.truncated, .dataSize, .signature, .noImageData].contains(error.reason), "prefix \(length): \(error)")
             }
         }
     }

@@ -15,7 +15,7 @@ struct HostilePNGTests {
     @Test func everyErrorCodeHasAFixture() {
         let codes = Set(Self.files.compactMap { $0.split(separator: "-").first.map(String.init) })
         // The time limit is the input's, not a file's: DeadlineTests covers it.
-        #expect(codes == Set(PNGError.Kind.allCases.filter { $0 != .timeLimit }.map(\.rawValue)))
+        #expect(codes == Set(PNGError.Reason.allCases.filter { $0 != .timeLimit }.map(\.rawValue)))
     }
 
     @Test(arguments: files)
@@ -45,15 +45,15 @@ struct HostilePNGTests {
     @Test func sizeArithmeticCannotOverflowEvenWithoutLimits() throws {
         let bytes = try Fixtures.bytes("png/hostile/PNG_DIMENSIONS-7fffffff-square.png")
         let unlimited = PNGLimits(maxWidth: .max, maxHeight: .max, maxPixelCount: .max)
-        #expect(pngError { _ = try PNGDecoder.decode(bytes, limits: unlimited) }?.kind == .dimensions)
-        #expect(pngError { _ = try ScanlineLayout(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF, bitsPerPixel: 64, interlaced: true) }?.kind == .dimensions)
+        #expect(pngError { _ = try PNGDecoder.decode(bytes, limits: unlimited) }?.reason == .dimensions)
+        #expect(pngError { _ = try ScanlineLayout(width: 0x7FFF_FFFF, height: 0x7FFF_FFFF, bitsPerPixel: 64, interlaced: true) }?.reason == .dimensions)
     }
 
     @Test func limitsAreConfigurable() throws {
         let file = PNGEncoder.encode(try #require(RGBAImage(width: 40, height: 30, pixels: [UInt8](repeating: 9, count: 40 * 30 * 4))))
-        #expect(pngError { _ = try PNGDecoder.decode(file, limits: PNGLimits(maxWidth: 39)) }?.kind == .dimensions)
-        #expect(pngError { _ = try PNGDecoder.decode(file, limits: PNGLimits(maxHeight: 29)) }?.kind == .dimensions)
-        #expect(pngError { _ = try PNGDecoder.decode(file, limits: PNGLimits(maxPixelCount: 1199)) }?.kind == .dimensions)
+        #expect(pngError { _ = try PNGDecoder.decode(file, limits: PNGLimits(maxWidth: 39)) }?.reason == .dimensions)
+        #expect(pngError { _ = try PNGDecoder.decode(file, limits: PNGLimits(maxHeight: 29)) }?.reason == .dimensions)
+        #expect(pngError { _ = try PNGDecoder.decode(file, limits: PNGLimits(maxPixelCount: 1199)) }?.reason == .dimensions)
         #expect(try PNGDecoder.decode(file, limits: PNGLimits(maxWidth: 40, maxHeight: 30, maxPixelCount: 1200)).image.width == 40)
     }
 
@@ -68,7 +68,7 @@ struct HostilePNGTests {
         #expect(ignored.image == lenient.image)
 
         let adler = try Fixtures.bytes("png/hostile/PNG_CRC_MISMATCH-adler32.png")
-        #expect(pngError { _ = try PNGDecoder.decode(adler, checksums: .discardBadAncillary) }?.kind == .crcMismatch)
+        #expect(pngError { _ = try PNGDecoder.decode(adler, checksums: .discardBadAncillary) }?.reason == .crcMismatch)
         let salvaged = try PNGDecoder.decode(adler, checksums: .ignore)
         #expect(salvaged.checksumMismatches.map(\.kind) == [.adler32])
 

@@ -13,7 +13,7 @@ struct PNGHeaderTests {
         #expect(header.cgbiFlags == nil)
         #expect(header.pixelCount == 32_400)
         #expect(header.bitsPerPixel == 32)
-        #expect(pngError { _ = try PNGHeader(prefix: Array(file.prefix(32))) }?.kind == .truncated)
+        #expect(pngError { _ = try PNGHeader(prefix: Array(file.prefix(32))) }?.reason == .truncated)
     }
 
     @Test func readsFromAByteSource() throws {
@@ -29,9 +29,9 @@ struct PNGHeaderTests {
     @Test func garbageGivesSignatureErrors() {
         for garbage: [UInt8] in [[], [0x00], Array("GIF89a\0\0\0\0".utf8), [0xFF, 0xD8, 0xFF, 0xE0] + [UInt8](repeating: 0, count: 60),
                                  [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x0A, 0x1A] + [UInt8](repeating: 0, count: 60)] {
-            #expect(pngError { _ = try PNGHeader(prefix: garbage) }?.kind == .signature)
+            #expect(pngError { _ = try PNGHeader(prefix: garbage) }?.reason == .signature)
         }
-        #expect(pngError { _ = try PNGHeader(prefix: [0x89, 0x50, 0x4E]) }?.kind == .truncated)
+        #expect(pngError { _ = try PNGHeader(prefix: [0x89, 0x50, 0x4E]) }?.reason == .truncated)
     }
 
     @Test func chunkTypeConstantsAreSpelledRight() throws {
@@ -64,9 +64,9 @@ struct PNGHeaderTests {
         #expect(error.category == .invalidInput)
         #expect(error.description == "chunk gAMA is damaged (at byte 33)")
         // Every format code is the format's own, but the time limit, the input's, is one code everywhere.
-        for kind in PNGError.Kind.allCases {
-            let prefix = kind == .timeLimit ? "ARCHIVE_" : "PNG_"
-            #expect(kind.rawValue.hasPrefix(prefix) && kind.rawValue == kind.rawValue.uppercased())
+        for reason in PNGError.Reason.allCases {
+            let prefix = reason == .timeLimit ? "ARCHIVE_" : "PNG_"
+            #expect(reason.rawValue.hasPrefix(prefix) && reason.rawValue == reason.rawValue.uppercased())
         }
     }
 }

@@ -24,7 +24,7 @@ import Testing
             do {
                 _ = try XMLPropertyList(bytes: XMLPropertyList.encode(value))
             } catch {
-                #expect(error.kind == .xmlUnrepresentable)
+                #expect(error.reason == .xmlUnrepresentable)
             }
         }
     }

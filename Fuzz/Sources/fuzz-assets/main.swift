@@ -49,7 +49,7 @@ func fuzzOne(_ bytes: [UInt8]) {
                 precondition((try? catalog.pngFile(for: rendition)) == png, "a PNG written under a passed deadline differs")
             } catch {
                 precondition(
-                    error.kind == .timeLimit || (try? catalog.pngFile(for: rendition)) == nil,
+                    error.reason == .timeLimit || (try? catalog.pngFile(for: rendition)) == nil,
                     "a passed deadline turned into \(error.code): \(error)")
             }
         }

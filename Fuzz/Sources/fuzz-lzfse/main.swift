@@ -52,7 +52,7 @@ func checkCap(_ output: [UInt8], _ decode: (Int) throws(LZFSEError) -> [UInt8]) 
         _ = try decode(output.count - 1)
         preconditionFailure("a cap one byte below the output size is not enforced")
     } catch {
-        precondition(error.kind == .outputLimitExceeded, "a cap below the output size gives \(error.code), not LZFSE_OUTPUT_LIMIT")
+        precondition(error.reason == .outputLimitExceeded, "a cap below the output size gives \(error.code), not LZFSE_OUTPUT_LIMIT")
     }
 }
 

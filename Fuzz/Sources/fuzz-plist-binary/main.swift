@@ -16,7 +16,7 @@ func fuzzOne(_ bytes: [UInt8]) {
     do {
         let xml = try XMLPropertyList.encode(value)
         _ = try XMLPropertyList(bytes: xml)
-    } catch where error.kind == .xmlUnrepresentable {
+    } catch where error.reason == .xmlUnrepresentable {
         // Binary strings may hold control characters; XML 1.0 cannot.
     } catch {
         preconditionFailure("XML round trip failed: \(error)")

@@ -32,7 +32,7 @@ func fuzzOne(_ bytes: [UInt8]) {
         precondition(decoded.checksumMismatches.isEmpty, "verifyAll accepted a file with checksum mismatches \(decoded.checksumMismatches)")
         precondition(strict.image == decoded.image, "the checksum policy changed the pixels")
     } catch {
-        precondition(error.kind == .crcMismatch && !decoded.checksumMismatches.isEmpty,
+        precondition(error.reason == .crcMismatch && !decoded.checksumMismatches.isEmpty,
                      "verifyAll refused with \(error.code) a file that decodes with no mismatch: \(error)")
     }
 
@@ -40,7 +40,7 @@ func fuzzOne(_ bytes: [UInt8]) {
         let late = try PNGDecoder.decode(bytes, limits: PNGLimits(clock: passed), checksums: .ignore)
         precondition(late.image == decoded.image, "a decode under a passed deadline gave other pixels")
     } catch {
-        precondition(error.kind == .timeLimit, "a passed deadline turned into \(error.code): \(error)")
+        precondition(error.reason == .timeLimit, "a passed deadline turned into \(error.code): \(error)")
     }
 
     let standard = decoded.standardPNG()
@@ -48,7 +48,7 @@ func fuzzOne(_ bytes: [UInt8]) {
         let late = try decoded.standardPNG(clock: passed)
         precondition(late == standard, "an encode under a passed deadline gave other bytes")
     } catch {
-        precondition(error.kind == .timeLimit, "a passed deadline turned into \(error.code): \(error)")
+        precondition(error.reason == .timeLimit, "a passed deadline turned into \(error.code): \(error)")
     }
     do {
         let again = try PNGDecoder.decode(standard, checksums: .verifyAll)

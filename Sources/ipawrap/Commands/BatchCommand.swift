@@ -204,28 +204,18 @@ struct BatchWrapCommand: ParsableCommand {
     var sign = false
 
     @OptionGroup var wrap: WrapOptionGroup
-    @OptionGroup(title: "Signing") var signing: SigningOptionGroup
-    @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
-    @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
     func validate() throws {
         if batch.output.outDir == nil {
             throw ValidationError("batch wrap needs --out-dir DIR for the wrapped apps")
         }
-        if signing.isGiven && !sign {
-            throw ValidationError(SigningOptionGroup.needsSign)
-        }
-        if sign { try signing.validateSigningTime() }
+        try wrap.validate(sign: sign)
     }
 
     func run() throws {
         let request = try reportingErrors {
-            var request = try wrap.request(input: "", output: "", checks: checks, limits: limits)
-            if sign {
-                // The identity is read and decoded here, once for every input.
-                request.signing = try signing.request(templates: request.toolData.templates, timeLimit: limits.timeLimit)
-            }
-            return try BatchJob.prepareWrap(request)
+            // The identity is read and decoded here, once for every input.
+            try BatchJob.prepareWrap(try wrap.request(input: "", output: "", sign: sign))
         }
         try batch.run(BatchJob.wrap(
             request, outputDirectory: batch.output.outDir ?? ".", collectIcons: batch.output.collectsIcons, tool: ToolInfo.tool))

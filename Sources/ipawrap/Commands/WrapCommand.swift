@@ -34,25 +34,15 @@ struct WrapCommand: ParsableCommand {
     var sign = false
 
     @OptionGroup var wrap: WrapOptionGroup
-    @OptionGroup(title: "Signing") var signing: SigningOptionGroup
-    @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
-    @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
     func validate() throws {
-        if signing.isGiven && !sign {
-            throw ValidationError(SigningOptionGroup.needsSign)
-        }
-        if sign { try signing.validateSigningTime() }
+        try wrap.validate(sign: sign)
     }
 
     func run() throws {
         let written = try reportingErrors(json: json ? ipa : nil) {
-            try OutputDestination.check(
-                output, inputs: [ipa] + wrap.inputFiles + checks.inputFiles + signing.inputFiles)
-            var request = try wrap.request(input: ipa, output: output, checks: checks, limits: limits)
-            if sign {
-                request.signing = try signing.request(templates: request.toolData.templates, timeLimit: limits.timeLimit)
-            }
+            try OutputDestination.check(output, inputs: [ipa] + wrap.inputFiles)
+            let request = try wrap.request(input: ipa, output: output, sign: sign)
             let outcome = try Wrapper.wrap(request, tool: ToolInfo.tool)
             var summary: String?
             if let policy = outcome.policy, let size = outcome.outputSize {

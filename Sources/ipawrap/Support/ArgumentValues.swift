@@ -1,7 +1,6 @@
 import ArgumentParser
 import FormatSupport
 import Foundation
-import Synchronization
 import ToolData
 
 /// Option values with a shape of their own, parsed once, when the arguments are: a bad one is the
@@ -15,40 +14,11 @@ enum ArgumentValues {
         if let date = day.date(from: text) { return date }
         throw ValidationError("expects YYYY-MM-DD or an ISO 8601 date and time")
     }
-}
 
-/// `--toolkit-version X.Y.Z`, parsed once, when the arguments are, into the value the checks and
-/// the wrap use. Its refusal keeps its own code, `TOOLKIT_VERSION_INVALID`.
-extension ToolkitVersion: ExpressibleByArgument {
-    public init?(argument: String) {
-        switch Result(catching: { () throws(ToolkitVersionError) in try ToolkitVersion(option: argument) }) {
-        case .success(let version):
-            self = version
-        case .failure(let refusal):
-            ArgumentRefusal.record(refusal, option: "--toolkit-version")
-            return nil
-        }
-    }
-}
-
-/// A refusal with a code of its own from an `ExpressibleByArgument` value (e.g.
-/// `TOOLKIT_VERSION_INVALID`): the parser only learns that the value is invalid, so the refusal
-/// waits here for `IPAWrap.parseAndRun`, which reports it instead of the parser's `USAGE` line.
-enum ArgumentRefusal {
-    private static let last = Mutex<(refusal: any CodedError, option: String)?>(nil)
-
-    static func record(_ refusal: any CodedError, option: String) {
-        last.withLock { $0 = (refusal, option) }
-    }
-
-    /// The refusal recorded since the last call, if the parser's `message` is about its option
-    /// (with several bad values, the parser names the one it stopped at).
-    static func take(matching message: String) -> (any CodedError)? {
-        last.withLock { recorded in
-            defer { recorded = nil }
-            guard let recorded, message.contains("'\(recorded.option) ") || message.contains("'\(recorded.option)'") else { return nil }
-            return recorded.refusal
-        }
+    /// `--toolkit-version X.Y.Z`. Its refusal keeps its own code, `TOOLKIT_VERSION_INVALID`: the
+    /// parser keeps the error a transform throws, and `IPAWrap.parseAndRun` reports it by its code.
+    static func toolkitVersion(_ text: String) throws(ToolkitVersionError) -> ToolkitVersion {
+        try ToolkitVersion(option: text)
     }
 }
 

@@ -9,7 +9,8 @@ import ToolData
 /// `--toolkit-version`) is here too, so every such command finds its Templates folder alike.
 struct CheckOptionGroup: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "The toolkit version an embedded MDX SDK must match (default: Templates/toolkit.json).", valueName: "X.Y.Z"))
+        "The toolkit version an embedded MDX SDK must match (default: Templates/toolkit.json).", valueName: "X.Y.Z"),
+        transform: ArgumentValues.toolkitVersion)
     var toolkitVersion: ToolkitVersion?
 
     @OptionGroup var templates: TemplateOptions

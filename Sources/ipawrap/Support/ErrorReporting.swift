@@ -104,13 +104,12 @@ extension IPAWrap {
         } catch {
             let status = exitCode(for: error)
             guard status == .validationFailure else { exit(withError: error) }
-            // A value refused with a code of its own (`ArgumentRefusal`) is reported by that code.
-            let message = Self.message(for: error)
-            if let refusal = ArgumentRefusal.take(matching: message) {
+            // A value refused with a code of its own (`--toolkit-version`'s) is reported by that code.
+            if let refusal = codedError(in: error) {
                 Terminal.error(code: refusal.code, String(describing: refusal))
                 Foundation.exit(refusal.category.exitStatus)
             }
-            Terminal.error(code: "USAGE", message + " (see '\(helpCommand(for: arguments))')")
+            Terminal.error(code: "USAGE", Self.message(for: error) + " (see '\(helpCommand(for: arguments))')")
             Foundation.exit(ExitStatus.usage)
         }
         do {
@@ -118,6 +117,18 @@ extension IPAWrap {
         } catch {
             exit(withError: error)
         }
+    }
+
+    /// The `CodedError` an option's transform threw, which the parser's error holds as the value's
+    /// `originalError`. ArgumentParser's error types are internal, so the error is found by its
+    /// type among the parser error's parts; `depth` bounds the search (the error nests three deep).
+    static func codedError(in value: Any, depth: Int = 8) -> (any CodedError)? {
+        if let coded = value as? any CodedError { return coded }
+        guard depth > 0 else { return nil }
+        for child in Mirror(reflecting: value).children {
+            if let coded = codedError(in: child.value, depth: depth - 1) { return coded }
+        }
+        return nil
     }
 
     /// The first `--set` argument whose raw bytes are not valid UTF-8 (as the user can read it),

@@ -4,26 +4,41 @@ import Policy
 import Wrapping
 import Zip
 
-/// The options of `wrap` and `batch wrap`: the policy, the output format and how added entries are
-/// written, under the titles Policy and Output in `--help`. Check options (with the Templates
-/// folder) and archive limits are their own groups.
+/// The options of `wrap` and `batch wrap` after their `--sign` flag (whose help says whose apps it
+/// signs), one group so that both commands list, check and use them alike: the policy, the output
+/// format and how added entries are written (titles Policy and Output in `--help`), then the
+/// signing options, the check options (with the Templates folder) and the archive limits.
 struct WrapOptionGroup: ParsableArguments {
     @OptionGroup(title: "Policy") var policy: WrapPolicyOptions
     @OptionGroup(title: "Output") var output: WrapOutputOptions
+    @OptionGroup(title: "Signing") var signing: SigningOptionGroup
+    @OptionGroup(title: "Profiles and checks") var checks: CheckOptionGroup
+    @OptionGroup(title: "Input limits") var limits: ArchiveLimitOptions
 
     /// The files these options read, which no output may replace.
-    var inputFiles: [String] { policy.policy.map { [$0] } ?? [] }
+    var inputFiles: [String] { (policy.policy.map { [$0] } ?? []) + checks.inputFiles + signing.inputFiles }
 
-    /// The request for one input and output, with these options and the other groups'.
-    func request(
-        input: String, output: String, checks: CheckOptionGroup, limits: ArchiveLimitOptions
-    ) throws -> WrapRequest {
-        WrapRequest(
+    /// Refuses signing options without `--sign`, and with it a signing time that is not one.
+    func validate(sign: Bool) throws {
+        if signing.isGiven && !sign {
+            throw ValidationError(SigningOptionGroup.needsSign)
+        }
+        if sign { try signing.validateSigningTime() }
+    }
+
+    /// The request for one input and output, signed too with `sign` (the identity is read here,
+    /// once, also for a whole batch).
+    func request(input: String, output: String, sign: Bool) throws -> WrapRequest {
+        var request = WrapRequest(
             input: input, output: output, format: self.output.format, checks: try checks.checkOptions(), limits: limits.limits,
             template: policy.template, policyFile: policy.policy,
             overrides: try policy.overrides.map { try $0.parsed.get() }, mode: policy.mode, rewrap: policy.rewrap,
             toolData: try checks.toolData(),
             repack: RepackOptions(timestamp: try self.output.timestamp.newEntryTimestamp(), synchronize: self.output.fsync))
+        if sign {
+            request.signing = try signing.request(templates: request.toolData.templates, timeLimit: limits.timeLimit)
+        }
+        return request
     }
 }
 
