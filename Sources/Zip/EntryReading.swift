@@ -125,7 +125,7 @@ extension ZipArchive {
         do {
             return try file.read(offset: entry.dataOffset + offset, count: count)
         } catch let error as FileReadError {
-            throw .unreadable(archive: path, reason: error.reason)
+            throw .unreadable(archive: path, reason: error.detail)
         } catch {
             throw .unreadable(archive: path, reason: "\(error)")
         }

@@ -297,7 +297,7 @@ enum NewEntryEncoder {
                 do {
                     file = try FileByteSource(path: path)
                 } catch {
-                    throw RepackRequestError(.unreadableSource(path, reason: error.reason))
+                    throw RepackRequestError(.unreadableSource(path, reason: error.detail))
                 }
                 guard file.size == size else {
                     throw RepackRequestError(.unreadableSource(path, reason: "it changed while being added"))
