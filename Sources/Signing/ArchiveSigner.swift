@@ -176,8 +176,16 @@ public enum ArchiveSigner {
     /// One loose file signed, or nil when it is not Mach-O.
     private static func signLoose(_ code: LooseCode, source: NodeSource, signer: CodeSigner, clock: WorkClock) throws -> [UInt8]? {
         var source = source
-        guard let file = try BundleTree.machO(from: &source, clock: clock) else { return nil }
-        let identifier = try looseIdentifier(code, file: file, source: source)
+        let file: MachOFile
+        let identifier: String
+        do {
+            guard let parsed = try BundleTree.machO(from: &source, clock: clock) else { return nil }
+            file = parsed
+            identifier = try looseIdentifier(code, file: file, source: source)
+        } catch let error as MachOError {
+            // Named, as the signer names what it finds: several files are signed at once.
+            throw MachOError(error.reason, "\(code.path): \(error.message)", slice: error.slice)
+        }
         return try signer.sign(
             file: file, source: &source, inputs: CodeSigningInputs(identifier: identifier, bindsEmbeddedInfoPlist: true),
             path: code.path

@@ -150,6 +150,28 @@ import Zip
         #expect(try Fixtures.bytesAt(again) == Fixtures.bytesAt(output))
     }
 
+    /// Loose code is signed on both cores, but a failure is reported as a single core would: the
+    /// first damaged file in the bundle's order, every time.
+    @Test func damagedLooseCodeIsReportedInOrderWhateverTheScheduling() throws {
+        let scratch = try ScratchDirectory("sign-loose-order")
+        var builder = Self.app()
+        let damaged = Array(IPABuilder.executable(fileType: 6).prefix(64))
+        for name in ["libA", "libB", "libC"] {
+            builder.addFile("Frameworks/\(name).dylib", damaged, mode: 0o100755)
+        }
+        let input = try scratch.write("Sample.ipa", builder.bytes())
+        var messages = Set<String>()
+        for run in 0..<4 {
+            let output = scratch.path("out-\(run).ipa")
+            let result = try Self.sign(input, output, scratch)
+            #expect(result.status == 65, "\(result.stdout)\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output))
+            messages.insert(result.stderr)
+        }
+        #expect(messages.count == 1, "\(messages)")
+        #expect(messages.first?.contains("Frameworks/libA.dylib") == true, "\(messages)")
+    }
+
     @Test func theSameInputAndSigningTimeGiveTheSameBytes() throws {
         let scratch = try ScratchDirectory("sign-reproducible")
         let input = try scratch.write("Sample.ipa", Self.app().bytes())
