@@ -1,7 +1,9 @@
 import BundleHashing
 import CodeSignature
+import Dispatch
 import FormatSupport
 import MachO
+import Synchronization
 import Zip
 
 /// The archive's files as signing sees them: every entry, with a wrap's edits applied and
@@ -156,18 +158,28 @@ struct BundleTree {
             }
         }
         // Archive entries are inflated and hashed on both cores, largest first; bytes signing
-        // already holds are hashed here.
+        // already holds (re-signed dylibs: megabytes) are hashed on both cores too.
         var entryJobs: [(path: String, types: [HashType], size: UInt64)] = []
+        var byteJobs: [(path: String, bytes: [UInt8], types: [HashType])] = []
         for (path, request) in requests {
             switch nodes[path] {
             case .entry(let entry):
                 entryJobs.append((path, types(request), entry.uncompressedSize))
             case .bytes(let bytes):
-                body(path, bytes.withUnsafeBytes { Self.digests(of: $0, types: types(request)) })
+                byteJobs.append((path, bytes, types(request)))
             default:
                 continue
             }
         }
+        let held = HeldDigests(count: byteJobs.count)
+        let heldJobs = byteJobs
+        DispatchQueue.concurrentPerform(iterations: min(max(workers, 1), heldJobs.count)) { _ in
+            while let index = held.nextJob() {
+                let job = heldJobs[index]
+                held.store(index, job.bytes.withUnsafeBytes { Self.digests(of: $0, types: job.types) })
+            }
+        }
+        for (job, digests) in zip(byteJobs, held.results) { body(job.path, digests) }
         entryJobs.sort { $0.size > $1.size }
         let computed = try EntryHashing.run(
             entryJobs.map { .digest(path: $0.path, types: $0.types) }, archive: archive, workers: workers)
@@ -203,6 +215,34 @@ struct BundleTree {
                 revisesReplacedEntry: revised.contains(path)))
         }
         return ArchiveEdits(additions: additions, removals: original.removals, replacesInPlace: true)
+    }
+}
+
+/// The digests of files held in memory, computed by several workers, each job taken once.
+private final class HeldDigests: Sendable {
+    private struct State {
+        var next = 0
+        var results: [[HashType: [UInt8]]]
+    }
+
+    private let state: Mutex<State>
+
+    init(count: Int) {
+        state = Mutex(State(results: Array(repeating: [:], count: count)))
+    }
+
+    var results: [[HashType: [UInt8]]] { state.withLock { $0.results } }
+
+    func nextJob() -> Int? {
+        state.withLock { state in
+            guard state.next < state.results.count else { return nil }
+            state.next += 1
+            return state.next - 1
+        }
+    }
+
+    func store(_ index: Int, _ digests: [HashType: [UInt8]]) {
+        state.withLock { $0.results[index] = digests }
     }
 }
 
