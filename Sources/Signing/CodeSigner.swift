@@ -163,11 +163,11 @@ struct CodeSigner: Sendable {
         return build.minimumOS >= first ? [.sha256] : [.sha1, .sha256]
     }
 
-    /// A slice's embedded Info.plist (`__TEXT,__info_plist`), or nil when it has none (or one over
-    /// `MachOSlice.maximumEmbeddedInfoPlistSize`, the bound readers use, which is then left unbound).
+    /// A slice's embedded Info.plist (`__TEXT,__info_plist`), or nil when it has none. One over
+    /// `MachOSlice.maximumEmbeddedInfoPlistSize` is refused (`MACHO_SECTION`), as `verify` refuses
+    /// it, rather than signed unbound.
     static func embeddedInfoPlist<Source: ByteSource>(of slice: MachOSlice, from source: inout Source) throws -> [UInt8]? {
-        guard let section = slice.section(segment: "__TEXT", name: "__info_plist"), !section.isZeroFill,
-            section.size > 0, section.size <= UInt64(MachOSlice.maximumEmbeddedInfoPlistSize)
+        guard let section = slice.section(segment: "__TEXT", name: "__info_plist"), !section.isZeroFill, section.size > 0
         else { return nil }
         return try slice.readEmbeddedInfoPlist(from: &source)
     }

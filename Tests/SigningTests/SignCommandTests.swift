@@ -172,6 +172,28 @@ import Zip
         #expect(messages.first?.contains("Frameworks/libA.dylib") == true, "\(messages)")
     }
 
+    /// An embedded Info.plist over the 1 MiB bound is refused by `sign` as `verify` refuses it
+    /// (`MACHO_SECTION`), naming the file, not signed with special slot 1 left empty.
+    @Test func anOversizedEmbeddedInfoPlistIsRefusedAsVerifyRefusesIt() throws {
+        let scratch = try ScratchDirectory("sign-big-plist")
+        var builder = Self.app()
+        let plist = Array("<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>Pad</key><string>".utf8)
+            + Array(repeating: UInt8(ascii: "x"), count: 1 << 20) + Array("</string></dict></plist>".utf8)
+        builder.addFile(
+            "Frameworks/libBig.dylib",
+            IPABuilder.executable(fileType: 6) {
+                $0.headerPadding = 1024
+                $0.infoPlist = plist
+            }, mode: 0o100755)
+        let input = try scratch.write("Sample.ipa", builder.bytes())
+        let output = scratch.path("out.ipa")
+        let result = try Self.sign(input, output, scratch)
+        #expect(result.status == 65, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("error[MACHO_SECTION]"), "\(result.stderr)")
+        #expect(result.stderr.contains("Frameworks/libBig.dylib"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
     @Test func theSameInputAndSigningTimeGiveTheSameBytes() throws {
         let scratch = try ScratchDirectory("sign-reproducible")
         let input = try scratch.write("Sample.ipa", Self.app().bytes())
