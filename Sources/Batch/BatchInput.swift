@@ -110,7 +110,7 @@ public enum InputDiscovery {
                 contents = try FileByteSource.contents(ofFile: file, limit: maximumListSize)
             } catch {
                 let pipe = FileSystem.kind(of: file, following: true) == S_IFIFO ? "; to read the list from a pipe, give --from -" : ""
-                throw .listUnreadable(file, reason: error.reason + pipe)
+                throw .listUnreadable(file, reason: error.detail + pipe)
             }
             guard let contents else {
                 throw .listUnreadable(file, reason: "it is larger than \(maximumListSize >> 20) MiB")

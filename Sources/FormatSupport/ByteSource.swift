@@ -42,23 +42,30 @@ public struct InMemoryByteSource: ByteSource, Sendable {
 }
 
 /// Failure to open or read a file from disk (exit 74 at the command line).
-public struct FileReadError: CodedError {
+public struct FileReadError: ReasonCodedError {
+    public enum Reason: String, ErrorReason {
+        case fileReadFailed = "FILE_READ_FAILED"
+
+        public var category: ErrorCategory { .io }
+    }
+
     public let path: String
-    public let reason: String
+    /// Why, in the operating system's words (`strerror`) or ours.
+    public let detail: String
 
     public init(path: String, errno code: Int32) {
         self.path = path
-        self.reason = String(cString: strerror(code))
+        self.detail = String(cString: strerror(code))
     }
 
     public init(path: String, reason: String) {
         self.path = path
-        self.reason = reason
+        self.detail = reason
     }
 
-    public var code: String { "FILE_READ_FAILED" }
-    public var category: ErrorCategory { .io }
-    public var description: String { "\(path): cannot be read: \(reason)" }
+    /// One code: the path and `detail` say the rest.
+    public var reason: Reason { .fileReadFailed }
+    public var description: String { "\(path): cannot be read: \(detail)" }
 }
 
 /// A read-only `ByteSource` over a file, using `pread` so no state is shared between reads.

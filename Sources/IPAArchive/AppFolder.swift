@@ -111,7 +111,7 @@ public struct AppFolder: Sendable {
         } catch let error as RepackRequestError {
             // The names were checked while walking; what is left is two names that are one path
             // once normalized (NFC/NFD twins), which an archive would be refused for too.
-            switch error.reason {
+            switch error.fault {
             case .duplicateAddition(let name): throw .duplicateName(archive: path, entry: name)
             case .invalidName(let name, let reason): throw .unsafeName(archive: path, entry: name, reason: reason)
             case .nameTooLong(let name, let length):

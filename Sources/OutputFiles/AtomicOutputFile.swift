@@ -14,22 +14,29 @@ extension ProcessInfo {
 }
 
 /// Failure to write an output (exit 74).
-public struct OutputError: CodedError, Equatable {
+public struct OutputError: ReasonCodedError, Equatable {
+    public enum Reason: String, ErrorReason {
+        case outputWriteFailed = "OUTPUT_WRITE_FAILED"
+
+        public var category: ErrorCategory { .io }
+    }
+
     public let path: String
-    public let reason: String
+    /// Why, in the operating system's words (`strerror`) or ours.
+    public let detail: String
 
     public init(path: String, reason: String) {
         self.path = path
-        self.reason = reason
+        self.detail = reason
     }
 
     package init(path: String, errno code: Int32) {
         self.init(path: path, reason: String(cString: strerror(code)))
     }
 
-    public var code: String { "OUTPUT_WRITE_FAILED" }
-    public var category: ErrorCategory { .io }
-    public var description: String { "\(path): cannot be written: \(reason)" }
+    /// One code: the path and `detail` say the rest.
+    public var reason: Reason { .outputWriteFailed }
+    public var description: String { "\(path): cannot be written: \(detail)" }
 }
 
 /// An output file that appears at its destination complete or not at all.

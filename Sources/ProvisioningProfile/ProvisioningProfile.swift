@@ -179,7 +179,7 @@ public struct ProvisioningProfile: Sendable {
         do {
             contents = try FileByteSource.contents(ofFile: path, limit: Self.maximumSize)
         } catch {
-            throw ProfileError(.fileUnreadable, "cannot be read: \(error.reason)", file: path)
+            throw ProfileError(.fileUnreadable, "cannot be read: \(error.detail)", file: path)
         }
         guard let bytes = contents else {
             throw ProfileError(

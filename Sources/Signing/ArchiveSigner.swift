@@ -89,16 +89,7 @@ public enum ArchiveSigner {
         }
 
         // Loose code first: the bundle's seal covers its new bytes.
-        for code in looseCode {
-            guard tree.isFile(code.path), let file = try tree.machO(at: code.path) else { continue }
-            var source = try tree.source(at: code.path)
-            let signed = try signer.sign(
-                file: file, source: &source,
-                inputs: CodeSigningInputs(
-                    identifier: try looseIdentifier(code, file: file, tree: tree), bindsEmbeddedInfoPlist: true),
-                path: code.path)
-            tree.set(code.path, bytes: signed.bytes)
-        }
+        try signLooseCode(looseCode, tree: &tree, signer: signer)
 
         let prefix = bundle.path + "/"
         var entries: [ResourceEntry] = []
@@ -133,18 +124,79 @@ public enum ArchiveSigner {
             file: file, source: &source,
             inputs: CodeSigningInputs(
                 identifier: identifier, infoPlist: infoPlist, codeResources: resources, entitlements: entitlements),
-            path: executablePath)
-        tree.set(executablePath, bytes: signed.bytes)
+            path: executablePath, hashingOnAllCores: true)
+        tree.set(executablePath, bytes: signed.bytes, revising: true)
         return SignedBundle(
             path: bundle.path, identifier: identifier, cdhash: signed.cdhash,
             hashTypes: file.slices.first.map(CodeSigner.hashTypes) ?? [])
     }
 
+    /// Signs a bundle's loose code (dylibs, helpers). Each file is signed on its own, so the
+    /// archive's entries are read, hashed and signed on both cores (`ParallelEntryWork`, largest
+    /// first); a file a wrap already rewrote is signed from memory. Failures are thrown in the
+    /// files' order, so the same input gives the same error whatever the scheduling.
+    private static func signLooseCode(_ looseCode: [LooseCode], tree: inout BundleTree, signer: CodeSigner) throws {
+        var fromArchive: [(code: LooseCode, size: UInt64)] = []
+        for code in looseCode where tree.isFile(code.path) {
+            if let size = tree.archiveEntrySize(at: code.path) {
+                fromArchive.append((code, size))
+            } else if let signed = try signLoose(code, source: try tree.source(at: code.path), signer: signer, clock: tree.archive.workClock()) {
+                tree.set(code.path, bytes: signed, revising: true)
+            }
+        }
+        let order = fromArchive.indices.sorted { (fromArchive[$0].size, $1) > (fromArchive[$1].size, $0) }
+        let outcomes = try ParallelEntryWork.run(order.map { fromArchive[$0].code }, archive: tree.archive, workers: 2) { code, zip in
+            do {
+                guard let entry = zip.entry(named: code.path) else {
+                    throw ArchiveError.dataError(archive: zip.path, entry: code.path, reason: "the entry disappeared")
+                }
+                return LooseOutcome.signed(
+                    try signLoose(code, source: .entry(zip.byteSource(for: entry)), signer: signer, clock: zip.workClock()))
+            } catch {
+                return LooseOutcome.failed(error)
+            }
+        }
+        var byPath: [String: LooseOutcome] = [:]
+        for (index, outcome) in zip(order, outcomes) { byPath[fromArchive[index].code.path] = outcome }
+        for (code, _) in fromArchive {
+            switch byPath[code.path] {
+            case .signed(let bytes?): tree.set(code.path, bytes: bytes, revising: true)
+            case .signed(nil), nil: continue
+            case .failed(let error): throw error
+            }
+        }
+    }
+
+    private enum LooseOutcome: Sendable {
+        /// The signed file, or nil when it is not Mach-O.
+        case signed([UInt8]?)
+        case failed(any Error)
+    }
+
+    /// One loose file signed, or nil when it is not Mach-O.
+    private static func signLoose(_ code: LooseCode, source: NodeSource, signer: CodeSigner, clock: WorkClock) throws -> [UInt8]? {
+        var source = source
+        let file: MachOFile
+        let identifier: String
+        do {
+            guard let parsed = try BundleTree.machO(from: &source, clock: clock) else { return nil }
+            file = parsed
+            identifier = try looseIdentifier(code, file: file, source: source)
+        } catch let error as MachOError {
+            // Named, as the signer names what it finds: several files are signed at once.
+            throw MachOError(error.reason, "\(code.path): \(error.message)", slice: error.slice)
+        }
+        return try signer.sign(
+            file: file, source: &source, inputs: CodeSigningInputs(identifier: identifier, bindsEmbeddedInfoPlist: true),
+            path: code.path
+        ).bytes
+    }
+
     /// The identifier codesign gives loose code: its embedded Info.plist's `CFBundleIdentifier`
     /// (the Swift runtime's dylibs carry one), else its file name without `.dylib`.
-    private static func looseIdentifier(_ code: LooseCode, file: MachOFile, tree: BundleTree) throws -> String {
+    private static func looseIdentifier(_ code: LooseCode, file: MachOFile, source: NodeSource) throws -> String {
         guard let slice = file.slices.first else { return code.defaultIdentifier }
-        var source = try tree.source(at: code.path)
+        var source = source
         guard let bytes = try CodeSigner.embeddedInfoPlist(of: slice, from: &source),
             let identifier = (try? PropertyList(bytes: bytes))?.root.dictionary?["CFBundleIdentifier"]?.string,
             !identifier.isEmpty

@@ -1,7 +1,9 @@
 import BundleHashing
 import CodeSignature
+import Dispatch
 import FormatSupport
 import MachO
+import Synchronization
 import Zip
 
 /// The archive's files as signing sees them: every entry, with a wrap's edits applied and
@@ -30,6 +32,9 @@ struct BundleTree {
     private var sorted: [String] = []
     /// Paths signing rewrote.
     private var changed: Set<String> = []
+    /// Rewritten paths whose new bytes revise the old (signed code), for the writer to reuse
+    /// the old entry's compressed stream where they agree.
+    private var revised: Set<String> = []
 
     init(archive: ZipArchive, edits: ArchiveEdits) throws {
         self.archive = archive
@@ -96,13 +101,15 @@ struct BundleTree {
 
     func isFile(_ path: String) -> Bool { kind(at: path) == .file }
 
-    mutating func set(_ path: String, bytes: [UInt8]) {
+    /// Sets the file at `path` to `bytes`; `revising`: they are the old file re-signed.
+    mutating func set(_ path: String, bytes: [UInt8], revising: Bool = false) {
         if nodes[path] == nil {
             let index = sorted.partitioningIndex { !$0.utf8.lexicographicallyPrecedes(path.utf8) }
             sorted.insert(path, at: index)
         }
         nodes[path] = .bytes(bytes)
         changed.insert(path)
+        if revising { revised.insert(path) } else { revised.remove(path) }
     }
 
     func source(at path: String) throws -> NodeSource {
@@ -121,12 +128,24 @@ struct BundleTree {
         }
     }
 
+    /// The uncompressed size of the file at `path` when it is still the archive's entry (not
+    /// rewritten by a wrap or by signing).
+    func archiveEntrySize(at path: String) -> UInt64? {
+        if case .entry(let entry)? = nodes[path] { return entry.uncompressedSize }
+        return nil
+    }
+
     /// The Mach-O headers of the file at `path`, or nil when it is not Mach-O.
     func machO(at path: String) throws -> MachOFile? {
         var source = try source(at: path)
+        return try Self.machO(from: &source, clock: archive.workClock())
+    }
+
+    /// The Mach-O headers of `source`, or nil when it is not Mach-O.
+    static func machO(from source: inout NodeSource, clock: WorkClock) throws -> MachOFile? {
         // Eight bytes tell a fat header from a Java class file.
         guard source.size >= 8, MachOFile.isMachO(prefix: try source.read(offset: 0, count: 8)) else { return nil }
-        return try MachOFile(reading: &source, clock: archive.workClock())
+        return try MachOFile(reading: &source, clock: clock)
     }
 
     /// Computes the digests each request asks for, from the files' current contents.
@@ -139,18 +158,28 @@ struct BundleTree {
             }
         }
         // Archive entries are inflated and hashed on both cores, largest first; bytes signing
-        // already holds are hashed here.
+        // already holds (re-signed dylibs: megabytes) are hashed on both cores too.
         var entryJobs: [(path: String, types: [HashType], size: UInt64)] = []
+        var byteJobs: [(path: String, bytes: [UInt8], types: [HashType])] = []
         for (path, request) in requests {
             switch nodes[path] {
             case .entry(let entry):
                 entryJobs.append((path, types(request), entry.uncompressedSize))
             case .bytes(let bytes):
-                body(path, bytes.withUnsafeBytes { Self.digests(of: $0, types: types(request)) })
+                byteJobs.append((path, bytes, types(request)))
             default:
                 continue
             }
         }
+        let held = HeldDigests(count: byteJobs.count)
+        let heldJobs = byteJobs
+        DispatchQueue.concurrentPerform(iterations: min(max(workers, 1), heldJobs.count)) { _ in
+            while let index = held.nextJob() {
+                let job = heldJobs[index]
+                held.store(index, job.bytes.withUnsafeBytes { Self.digests(of: $0, types: job.types) })
+            }
+        }
+        for (job, digests) in zip(byteJobs, held.results) { body(job.path, digests) }
         entryJobs.sort { $0.size > $1.size }
         let computed = try EntryHashing.run(
             entryJobs.map { .digest(path: $0.path, types: $0.types) }, archive: archive, workers: workers)
@@ -182,9 +211,38 @@ struct BundleTree {
             // again for nothing (the encoder would store it after trying).
             additions.append(ArchiveEdits.Addition(
                 name: path, content: .bytes(bytes), permissions: existing?.permissions,
-                stored: existing.map { $0.method == 0 || $0.compressedSize >= $0.uncompressedSize } ?? false))
+                stored: existing.map { $0.method == 0 || $0.compressedSize >= $0.uncompressedSize } ?? false,
+                revisesReplacedEntry: revised.contains(path)))
         }
         return ArchiveEdits(additions: additions, removals: original.removals, replacesInPlace: true)
+    }
+}
+
+/// The digests of files held in memory, computed by several workers, each job taken once.
+private final class HeldDigests: Sendable {
+    private struct State {
+        var next = 0
+        var results: [[HashType: [UInt8]]]
+    }
+
+    private let state: Mutex<State>
+
+    init(count: Int) {
+        state = Mutex(State(results: Array(repeating: [:], count: count)))
+    }
+
+    var results: [[HashType: [UInt8]]] { state.withLock { $0.results } }
+
+    func nextJob() -> Int? {
+        state.withLock { state in
+            guard state.next < state.results.count else { return nil }
+            state.next += 1
+            return state.next - 1
+        }
+    }
+
+    func store(_ index: Int, _ digests: [HashType: [UInt8]]) {
+        state.withLock { $0.results[index] = digests }
     }
 }
 

@@ -50,19 +50,21 @@ struct CodeSigner: Sendable {
 
     static let pageSizeLog2: UInt8 = 12
 
-    /// Signs the Mach-O file `file` read from `source`; a Mach-O error names `path`.
+    /// Signs the Mach-O file `file` read from `source`; a Mach-O error names `path`. With
+    /// `hashingOnAllCores`, large runs of pages are hashed on every core (for a file signed while
+    /// nothing else runs, such as a bundle's main executable).
     func sign<Source: ByteSource>(
-        file: MachOFile, source: inout Source, inputs: CodeSigningInputs, path: String
+        file: MachOFile, source: inout Source, inputs: CodeSigningInputs, path: String, hashingOnAllCores: Bool = false
     ) throws -> SignedCode {
         do {
-            return try signUnnamed(file: file, source: &source, inputs: inputs, path: path)
+            return try signUnnamed(file: file, source: &source, inputs: inputs, path: path, hashingOnAllCores: hashingOnAllCores)
         } catch let error as MachOError {
             throw MachOError(error.reason, "\(path): \(error.message)", slice: error.slice)
         }
     }
 
     private func signUnnamed<Source: ByteSource>(
-        file: MachOFile, source: inout Source, inputs: CodeSigningInputs, path: String
+        file: MachOFile, source: inout Source, inputs: CodeSigningInputs, path: String, hashingOnAllCores: Bool
     ) throws -> SignedCode {
         let requirement = Requirement.iOSDesignated(identifier: inputs.identifier, leafCommonName: leafCommonName)
         let requirements = RequirementSet(designated: requirement)
@@ -94,14 +96,15 @@ struct CodeSigner: Sendable {
 
         var hashers: [CodePageHasher] = []
         for types in hashTypesBySlice {
-            hashers.append(try CodePageHasher(pageSizeLog2: Self.pageSizeLog2, hashTypes: types))
+            hashers.append(
+                try CodePageHasher(pageSizeLog2: Self.pageSizeLog2, hashTypes: types, allowsConcurrency: hashingOnAllCores))
         }
         var output: [UInt8] = []
         output.reserveCapacity(Int(layout.size))
         var firstCDHash: [UInt8]?
         try layout.write(
             from: &source, pageSize: 1 << Int(Self.pageSizeLog2),
-            hashing: { index, page in page.withUnsafeBytes { hashers[index].update($0) } },
+            hashing: { index, pages in pages.withUnsafeBytes { hashers[index].update($0) } },
             signature: { index in
                 let slice = file.slices[index]
                 let laidOut = layout.slices[index]
@@ -160,11 +163,11 @@ struct CodeSigner: Sendable {
         return build.minimumOS >= first ? [.sha256] : [.sha1, .sha256]
     }
 
-    /// A slice's embedded Info.plist (`__TEXT,__info_plist`), or nil when it has none (or one over
-    /// `MachOSlice.maximumEmbeddedInfoPlistSize`, the bound readers use, which is then left unbound).
+    /// A slice's embedded Info.plist (`__TEXT,__info_plist`), or nil when it has none. One over
+    /// `MachOSlice.maximumEmbeddedInfoPlistSize` is refused (`MACHO_SECTION`), as `verify` refuses
+    /// it, rather than signed unbound.
     static func embeddedInfoPlist<Source: ByteSource>(of slice: MachOSlice, from source: inout Source) throws -> [UInt8]? {
-        guard let section = slice.section(segment: "__TEXT", name: "__info_plist"), !section.isZeroFill,
-            section.size > 0, section.size <= UInt64(MachOSlice.maximumEmbeddedInfoPlistSize)
+        guard let section = slice.section(segment: "__TEXT", name: "__info_plist"), !section.isZeroFill, section.size > 0
         else { return nil }
         return try slice.readEmbeddedInfoPlist(from: &source)
     }

@@ -137,7 +137,7 @@ public struct SigningIdentity: CMSSigningIdentity {
         do {
             contents = try FileByteSource.contents(ofFile: path, limit: maximumFileSize)
         } catch {
-            throw SigningIdentityError(.fileUnreadable, "cannot be read: \(error.reason)", file: path)
+            throw SigningIdentityError(.fileUnreadable, "cannot be read: \(error.detail)", file: path)
         }
         guard let bytes = contents else {
             throw SigningIdentityError(tooLarge, "the file is larger than \(maximumFileSize) bytes", file: path)

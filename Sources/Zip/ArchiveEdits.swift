@@ -23,12 +23,20 @@ public struct ArchiveEdits: Sendable, Equatable {
         public var stored: Bool
         /// For a file of an app folder: the file the walk saw, the only one packing will read.
         package var walked: WalkedFile?
+        /// The bytes revise the entry they replace in place, most of them unchanged (a re-signed
+        /// binary: a few header fields and the signature differ), so the writer may reuse that
+        /// entry's deflate stream where the two agree (`DeflateSplice`) instead of compressing
+        /// everything again.
+        public var revisesReplacedEntry: Bool
 
-        public init(name: String, content: Content, permissions: UInt16? = nil, stored: Bool = false) {
+        public init(
+            name: String, content: Content, permissions: UInt16? = nil, stored: Bool = false, revisesReplacedEntry: Bool = false
+        ) {
             self.name = name
             self.content = content
             self.permissions = permissions
             self.stored = stored
+            self.revisesReplacedEntry = revisesReplacedEntry
         }
     }
 
@@ -81,8 +89,30 @@ public struct RepackSummary: Sendable, Equatable {
 }
 
 /// A repack request that cannot be carried out as asked (exit 64).
-public struct RepackRequestError: CodedError, Equatable {
-    public enum Reason: Sendable, Equatable {
+public struct RepackRequestError: ReasonCodedError, Equatable {
+    /// The stable code a user can search for.
+    public enum Reason: String, ErrorReason, CaseIterable {
+        case noSuchEntry = "REPACK_NO_SUCH_ENTRY"
+        case invalidName = "REPACK_INVALID_NAME"
+        case nameConflict = "REPACK_NAME_CONFLICT"
+        case duplicateAddition = "REPACK_DUPLICATE_ADDITION"
+        case outputIsInput = "REPACK_OUTPUT_IS_INPUT"
+        case unreadableSource = "REPACK_SOURCE_UNREADABLE"
+        case entryTooLarge = "REPACK_ENTRY_TOO_LARGE"
+        case nameTooLong = "ARCHIVE_NAME_TOO_LONG"
+
+        public var category: ErrorCategory {
+            switch self {
+            case .unreadableSource: .io
+            // The name comes from the input when a wrap adds beneath a very long app folder name.
+            case .nameTooLong: .invalidInput
+            default: .usage
+            }
+        }
+    }
+
+    /// What is wrong, with the facts the message names.
+    public enum Fault: Sendable, Equatable {
         case noSuchEntry(String)
         case invalidName(String, reason: String)
         case nameConflict(String, reason: String)
@@ -94,36 +124,27 @@ public struct RepackRequestError: CodedError, Equatable {
         case nameTooLong(String, length: Int)
     }
 
-    public let reason: Reason
+    public let fault: Fault
 
-    public init(_ reason: Reason) {
-        self.reason = reason
+    public init(_ fault: Fault) {
+        self.fault = fault
     }
 
-    public var code: String {
-        switch reason {
-        case .noSuchEntry: "REPACK_NO_SUCH_ENTRY"
-        case .invalidName: "REPACK_INVALID_NAME"
-        case .nameConflict: "REPACK_NAME_CONFLICT"
-        case .duplicateAddition: "REPACK_DUPLICATE_ADDITION"
-        case .outputIsInput: "REPACK_OUTPUT_IS_INPUT"
-        case .unreadableSource: "REPACK_SOURCE_UNREADABLE"
-        case .entryTooLarge: "REPACK_ENTRY_TOO_LARGE"
-        case .nameTooLong: "ARCHIVE_NAME_TOO_LONG"
-        }
-    }
-
-    public var category: ErrorCategory {
-        switch reason {
-        case .unreadableSource: .io
-        // The name comes from the input when a wrap adds beneath a very long app folder name.
-        case .nameTooLong: .invalidInput
-        default: .usage
+    public var reason: Reason {
+        switch fault {
+        case .noSuchEntry: .noSuchEntry
+        case .invalidName: .invalidName
+        case .nameConflict: .nameConflict
+        case .duplicateAddition: .duplicateAddition
+        case .outputIsInput: .outputIsInput
+        case .unreadableSource: .unreadableSource
+        case .entryTooLarge: .entryTooLarge
+        case .nameTooLong: .nameTooLong
         }
     }
 
     public var description: String {
-        switch reason {
+        switch fault {
         case .noSuchEntry(let name):
             "--remove \(name): the archive has no such entry"
         case .invalidName(let name, let why):

@@ -3,7 +3,7 @@ import FormatSupport
 /// Why an archive was refused. Every case names the archive and, where there is one, the entry,
 /// so the message alone tells a user what to fix. All are exit 65 at the command line except
 /// `unreadable` (74) and `folderGiven` (64).
-public enum ArchiveError: CodedError, Equatable {
+public enum ArchiveError: ReasonCodedError, Equatable {
     case notAZipArchive(archive: String, reason: String)
     case corrupt(archive: String, reason: String)
     case unsafeName(archive: String, entry: String, reason: String)
@@ -37,41 +37,70 @@ public enum ArchiveError: CodedError, Equatable {
     /// (swapped for a symlink, a FIFO or another file, or resized): never followed or read.
     case folderChanged(archive: String, entry: String, reason: String)
 
-    public var code: String {
-        switch self {
-        case .notAZipArchive: "ARCHIVE_NOT_ZIP"
-        case .corrupt: "ARCHIVE_CORRUPT"
-        case .unsafeName: "ARCHIVE_UNSAFE_NAME"
-        case .duplicateName: "ARCHIVE_DUPLICATE_NAME"
-        case .caseCollision: "ARCHIVE_CASE_COLLISION"
-        case .symlinkEscape: "ARCHIVE_SYMLINK_ESCAPE"
-        case .symlinkInvalid: "ARCHIVE_SYMLINK_INVALID"
-        case .encryptedEntry: "ARCHIVE_ENCRYPTED_ENTRY"
-        case .lzfseEntry: "ARCHIVE_LZFSE_ENTRY"
-        case .unsupportedCompression: "ARCHIVE_UNSUPPORTED_METHOD"
-        case .sizeMismatch: "ARCHIVE_SIZE_MISMATCH"
-        case .overlappingEntries: "ARCHIVE_OVERLAPPING_ENTRIES"
-        case .expansionRatio: "ARCHIVE_EXPANSION_RATIO"
-        case .totalSizeLimit: "ARCHIVE_TOTAL_SIZE_LIMIT"
-        case .tooManyEntries: "ARCHIVE_TOO_MANY_ENTRIES"
-        case .entryTooLarge: "ARCHIVE_ENTRY_TOO_LARGE"
-        case .memoryLimit: "ARCHIVE_MEMORY_LIMIT"
-        case .timeLimit: "ARCHIVE_TIME_LIMIT"
-        case .dataError: "ARCHIVE_DATA_ERROR"
-        case .noApp: "ARCHIVE_NO_APP"
-        case .multipleApps: "ARCHIVE_MULTIPLE_APPS"
-        case .unreadable: "FILE_READ_FAILED"
-        case .folderGiven: "INPUT_IS_FOLDER"
-        case .specialFile: "ARCHIVE_SPECIAL_FILE"
-        case .folderChanged: "ARCHIVE_FOLDER_CHANGED"
+    /// The stable code a user can search for.
+    public enum Reason: String, ErrorReason, CaseIterable {
+        case notAZipArchive = "ARCHIVE_NOT_ZIP"
+        case corrupt = "ARCHIVE_CORRUPT"
+        case unsafeName = "ARCHIVE_UNSAFE_NAME"
+        case duplicateName = "ARCHIVE_DUPLICATE_NAME"
+        case caseCollision = "ARCHIVE_CASE_COLLISION"
+        case symlinkEscape = "ARCHIVE_SYMLINK_ESCAPE"
+        case symlinkInvalid = "ARCHIVE_SYMLINK_INVALID"
+        case encryptedEntry = "ARCHIVE_ENCRYPTED_ENTRY"
+        case lzfseEntry = "ARCHIVE_LZFSE_ENTRY"
+        case unsupportedCompression = "ARCHIVE_UNSUPPORTED_METHOD"
+        case sizeMismatch = "ARCHIVE_SIZE_MISMATCH"
+        case overlappingEntries = "ARCHIVE_OVERLAPPING_ENTRIES"
+        case expansionRatio = "ARCHIVE_EXPANSION_RATIO"
+        case totalSizeLimit = "ARCHIVE_TOTAL_SIZE_LIMIT"
+        case tooManyEntries = "ARCHIVE_TOO_MANY_ENTRIES"
+        case entryTooLarge = "ARCHIVE_ENTRY_TOO_LARGE"
+        case memoryLimit = "ARCHIVE_MEMORY_LIMIT"
+        case timeLimit = "ARCHIVE_TIME_LIMIT"
+        case dataError = "ARCHIVE_DATA_ERROR"
+        case noApp = "ARCHIVE_NO_APP"
+        case multipleApps = "ARCHIVE_MULTIPLE_APPS"
+        case unreadable = "FILE_READ_FAILED"
+        case folderGiven = "INPUT_IS_FOLDER"
+        case specialFile = "ARCHIVE_SPECIAL_FILE"
+        case folderChanged = "ARCHIVE_FOLDER_CHANGED"
+
+        public var category: ErrorCategory {
+            switch self {
+            case .unreadable: .io
+            case .folderGiven: .usage
+            default: .invalidInput
+            }
         }
     }
 
-    public var category: ErrorCategory {
+    public var reason: Reason {
         switch self {
-        case .unreadable: return .io
-        case .folderGiven: return .usage
-        default: return .invalidInput
+        case .notAZipArchive: .notAZipArchive
+        case .corrupt: .corrupt
+        case .unsafeName: .unsafeName
+        case .duplicateName: .duplicateName
+        case .caseCollision: .caseCollision
+        case .symlinkEscape: .symlinkEscape
+        case .symlinkInvalid: .symlinkInvalid
+        case .encryptedEntry: .encryptedEntry
+        case .lzfseEntry: .lzfseEntry
+        case .unsupportedCompression: .unsupportedCompression
+        case .sizeMismatch: .sizeMismatch
+        case .overlappingEntries: .overlappingEntries
+        case .expansionRatio: .expansionRatio
+        case .totalSizeLimit: .totalSizeLimit
+        case .tooManyEntries: .tooManyEntries
+        case .entryTooLarge: .entryTooLarge
+        case .memoryLimit: .memoryLimit
+        case .timeLimit: .timeLimit
+        case .dataError: .dataError
+        case .noApp: .noApp
+        case .multipleApps: .multipleApps
+        case .unreadable: .unreadable
+        case .folderGiven: .folderGiven
+        case .specialFile: .specialFile
+        case .folderChanged: .folderChanged
         }
     }
 

@@ -89,13 +89,17 @@ public enum ArchiveWriter {
         // Replacements (re-signed binaries) are compressed ahead of their turn, on every core.
         var replacements = NewEntryEncoder.Lookahead(
             ordered.compactMap { entry in plan.replacedInPlace[entry.index].map { (entry.index, $0) } },
-            level: options.compressionLevel, destination: out.destination)
+            level: options.compressionLevel, destination: out.destination, archive: archive)
+        // Runs of unchanged entries are copied in the kernel on a second thread while this one
+        // writes the replacements between them: each run's place is known when it is queued.
+        let copier = RunCopier(from: archive, to: out)
+        defer { copier.waitForCopies() }
         var run: (start: UInt64, end: UInt64)?
         func flushRun() throws {
             if let current = run {
                 let length = current.end - current.start
                 let done = position == 0 && current.start == 0 ? min(reused, length) : 0
-                try copyRange(from: archive, offset: current.start + done, length: length - done, to: out, at: position + done)
+                try copier.copy(offset: current.start + done, length: length - done, at: position + done)
                 position += length
             }
             run = nil
@@ -119,6 +123,7 @@ public enum ArchiveWriter {
             newOffsets[entry.index] = position + (entry.localHeaderOffset - (run?.start ?? entry.localHeaderOffset))
         }
         try flushRun()
+        try copier.finish()
         try archive.checkLimits()
 
         let limits = archive.limits.admitting(plan.added)
@@ -279,29 +284,32 @@ public enum ArchiveWriter {
 
     /// Copies `length` bytes of the input at `offset` to the output at `target`, in the kernel
     /// when possible (`copy_file_range`: a reflink or a page-cache copy), else through a buffer.
-    private static func copyRange(
-        from archive: ZipArchive, offset: UInt64, length: UInt64, to out: AtomicOutputFile, at target: UInt64
+    /// `checkLimits` runs between slices.
+    static func copyRange(
+        from input: FileByteSource, named archive: String, offset: UInt64, length: UInt64, to out: AtomicOutputFile,
+        at target: UInt64, checkLimits: () throws -> Void
     ) throws {
         var inputOffset = Int64(offset)
         var outputOffset = Int64(target)
         var left = length
         while left > 0 {
-            try archive.checkLimits()
+            try checkLimits()
             // In slices, so a copy of gigabytes still meets the time limit between them.
             let slice = min(left, copySlice)
-            let copied = ipawrap_copy_file_range(archive.file.descriptor, &inputOffset, out.descriptor, &outputOffset, slice)
+            let copied = ipawrap_copy_file_range(input.descriptor, &inputOffset, out.descriptor, &outputOffset, slice)
             if copied > 0 {
                 left -= UInt64(copied)
                 continue
             }
             if copied == 0 {
-                throw ArchiveError.unreadable(archive: archive.path, reason: "the file shrank while being copied")
+                throw ArchiveError.unreadable(archive: archive, reason: "the file shrank while being copied")
             }
             switch errno {
             case EINTR:
                 continue
             case ENOSYS, EXDEV, EINVAL, EOPNOTSUPP, EBADF, EPERM:
-                try bufferedCopy(from: archive, offset: UInt64(inputOffset), length: left, to: out, at: UInt64(outputOffset))
+                try bufferedCopy(
+                    from: input, offset: UInt64(inputOffset), length: left, to: out, at: UInt64(outputOffset), checkLimits: checkLimits)
                 return
             default:
                 throw OutputError(path: out.destination, errno: errno)
@@ -310,13 +318,14 @@ public enum ArchiveWriter {
     }
 
     private static func bufferedCopy(
-        from archive: ZipArchive, offset: UInt64, length: UInt64, to out: AtomicOutputFile, at target: UInt64
+        from input: FileByteSource, offset: UInt64, length: UInt64, to out: AtomicOutputFile, at target: UInt64,
+        checkLimits: () throws -> Void
     ) throws {
         var done: UInt64 = 0
         while done < length {
-            try archive.checkLimits()
+            try checkLimits()
             let chunk = Int(min(length - done, 4 << 20))
-            let bytes = try archive.file.read(offset: offset + done, count: chunk)
+            let bytes = try input.read(offset: offset + done, count: chunk)
             try out.write(bytes, at: target + done)
             done += UInt64(chunk)
         }
@@ -335,6 +344,10 @@ struct RepackPlan {
         var stored = false
         /// Whether the name is flagged UTF-8 (general purpose bit 11); nil: flagged when not ASCII.
         var flagsUTF8: Bool?
+        /// `ArchiveEdits.Addition.revisesReplacedEntry`.
+        var revises = false
+        /// The deflated entry this one revises in place, whose stream its encoding may reuse.
+        var basis: ArchiveEntry?
 
         /// The general purpose flags the entry is written with.
         var nameFlags: UInt16 { (flagsUTF8 ?? !name.isASCII) ? 0x0800 : 0 }
@@ -382,6 +395,8 @@ struct RepackPlan {
                 removed.insert(existing.index)
                 replaced.insert(existing.index)
                 if edits.replacesInPlace && item.kind == .file && existing.kind == .file {
+                    var item = item
+                    if item.revises && !item.stored && existing.method == 8 { item.basis = existing }
                     replacedInPlace[existing.index] = item
                     added[key] = nil
                 }
@@ -498,8 +513,9 @@ struct RepackPlan {
         var name = addition.name
         while name.hasSuffix("/") { name.removeLast() }
         var items = try expandContent(addition, as: name)
-        if addition.stored {
-            for index in items.indices { items[index].stored = true }
+        for index in items.indices {
+            if addition.stored { items[index].stored = true }
+            items[index].revises = addition.revisesReplacedEntry
         }
         return items
     }

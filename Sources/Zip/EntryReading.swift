@@ -74,6 +74,13 @@ extension ZipArchive {
         return bytes
     }
 
+    /// A deflated entry's stream as stored (not inflated, not checked), for a writer that reuses
+    /// it; nil when it is not deflated or larger than `wholeReadLimit`.
+    func deflateStream(of entry: ArchiveEntry) throws(ArchiveError) -> [UInt8]? {
+        guard entry.method == 8, entry.compressedSize <= Self.wholeReadLimit else { return nil }
+        return try readData(of: entry, offset: 0, count: Int(entry.compressedSize))
+    }
+
     /// Hands a stored entry's bytes to `body` in chunks read in place, then checks the CRC.
     func streamStored(
         _ entry: ArchiveEntry, chunkSize: Int, _ body: (UnsafeRawBufferPointer) throws -> Void
@@ -118,7 +125,7 @@ extension ZipArchive {
         do {
             return try file.read(offset: entry.dataOffset + offset, count: count)
         } catch let error as FileReadError {
-            throw .unreadable(archive: path, reason: error.reason)
+            throw .unreadable(archive: path, reason: error.detail)
         } catch {
             throw .unreadable(archive: path, reason: "\(error)")
         }

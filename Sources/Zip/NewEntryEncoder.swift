@@ -86,14 +86,17 @@ enum NewEntryEncoder {
         private let entries: [RepackPlan.Added]
         private let level: DeflateLevel
         private let destination: String
+        /// Where the entries revised in place are read from (their streams reused where they agree).
+        private let archive: ZipArchive
         private var next = 0
         private var ready: [Int: Encoded] = [:]
 
-        init(_ entries: [(key: Int, entry: RepackPlan.Added)], level: DeflateLevel, destination: String) {
+        init(_ entries: [(key: Int, entry: RepackPlan.Added)], level: DeflateLevel, destination: String, archive: ZipArchive) {
             self.keys = entries.map(\.key)
             self.entries = entries.map(\.entry)
             self.level = level
             self.destination = destination
+            self.archive = archive
         }
 
         /// The entry of `key` encoded (with the rest of its group, when it was not yet); nil for a large one.
@@ -103,7 +106,9 @@ enum NewEntryEncoder {
             let end = NewEntryEncoder.groupEnd(entries, from: start)
             next = max(end, start + 1)
             guard end > start else { return nil }
-            let encoded = try encodeConcurrently(Array(entries[start..<end]), level: level, destination: destination)
+            let group = Array(entries[start..<end])
+            let bases = try group.map { entry in try entry.basis.flatMap { try archive.deflateStream(of: $0) } }
+            let encoded = try encodeConcurrently(group, level: level, destination: destination, bases: bases)
             for (groupKey, value) in zip(keys[start..<end], encoded) { ready[groupKey] = value }
             return ready.removeValue(forKey: key)
         }
@@ -153,8 +158,11 @@ enum NewEntryEncoder {
     }
 
     /// Encodes entries held or read whole, on every core (each worker with its own compressor),
-    /// results in the entries' order.
-    static func encodeConcurrently(_ group: [RepackPlan.Added], level: DeflateLevel, destination: String) throws -> [Encoded] {
+    /// results in the entries' order. `bases`, by index: the deflate stream of the entry an
+    /// entry revises (`RepackPlan.Added.basis`), reused where the two agree.
+    static func encodeConcurrently(
+        _ group: [RepackPlan.Added], level: DeflateLevel, destination: String, bases: [[UInt8]?] = []
+    ) throws -> [Encoded] {
         let results = GroupResults(count: group.count)
         let workers = min(group.count, ProcessInfo.processInfo.activeProcessorCount)
         DispatchQueue.concurrentPerform(iterations: max(workers, 1)) { _ in
@@ -162,7 +170,7 @@ enum NewEntryEncoder {
             while let index = results.nextJob() {
                 let result = Result { () throws -> Encoded in
                     guard let compressor else { throw OutputError(path: destination, reason: "libdeflate could not start compressing") }
-                    return try encode(group[index], with: compressor)
+                    return try encode(group[index], with: compressor, basis: index < bases.count ? bases[index] : nil, level: level)
                 }
                 results.slots.withLock { $0[index] = result }
             }
@@ -192,8 +200,11 @@ enum NewEntryEncoder {
         }
     }
 
-    /// An entry read (or taken, when added as bytes) and compressed in memory.
-    private static func encode(_ entry: RepackPlan.Added, with compressor: DeflateCompressor) throws -> Encoded {
+    /// An entry read (or taken, when added as bytes) and compressed in memory; a revision of a
+    /// deflated entry whose stream `basis` is reuses that stream where the two agree.
+    private static func encode(
+        _ entry: RepackPlan.Added, with compressor: DeflateCompressor, basis: [UInt8]?, level: DeflateLevel
+    ) throws -> Encoded {
         let bytes: [UInt8]
         if case .bytes(let held) = entry.source {
             bytes = held
@@ -204,6 +215,13 @@ enum NewEntryEncoder {
         let size = UInt64(bytes.count)
         let crc = bytes.withUnsafeBytes { DeflateEngine.crc32($0) }
         let stored = Encoded(method: 0, crc: crc, compressedSize: size, uncompressedSize: size, data: bytes)
+        if entry.kind == .file, !entry.stored, let basis, let original = entry.basis,
+            let spliced = DeflateSplice.deflate(
+                revision: bytes, original: basis, originalSize: Int(original.uncompressedSize), level: level.blocks),
+            spliced.count < bytes.count
+        {
+            return Encoded(method: 8, crc: crc, compressedSize: UInt64(spliced.count), uncompressedSize: size, data: spliced)
+        }
         guard entry.kind == .file, !entry.stored, let deflated = bytes.withUnsafeBytes({ compressor.compressIfSmaller($0) }) else {
             return stored
         }
@@ -279,7 +297,7 @@ enum NewEntryEncoder {
                 do {
                     file = try FileByteSource(path: path)
                 } catch {
-                    throw RepackRequestError(.unreadableSource(path, reason: error.reason))
+                    throw RepackRequestError(.unreadableSource(path, reason: error.detail))
                 }
                 guard file.size == size else {
                     throw RepackRequestError(.unreadableSource(path, reason: "it changed while being added"))

@@ -82,7 +82,7 @@ public final class ZipArchive {
             self.file = try FileByteSource(path: location)
         } catch {
             if Self.isFolder(path) { throw .folderGiven(archive: path) }
-            throw .unreadable(archive: path, reason: error.reason)
+            throw .unreadable(archive: path, reason: error.detail)
         }
         self.fileSize = file.size
 

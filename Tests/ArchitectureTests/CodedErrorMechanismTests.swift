@@ -11,10 +11,6 @@ import TestSupport
     static let allowed: [String: String] = [
         "LocatedError": "places another coded error in a file and keeps its code",
         "TemplateDirectoryError": "its caller decides the category of one code (usage for --templates, I/O when searched)",
-        // Still to move: their `reason` string (the OS's words) is read in Zip and Checks.
-        "FileReadError": "still to move", "OutputError": "still to move",
-        // Zip's, left to the work on Zip.
-        "ArchiveError": "still to move", "RepackRequestError": "still to move",
     ]
 
     /// `struct|enum|class|actor Name: …CodedError…` where the conformance is `CodedError` itself.

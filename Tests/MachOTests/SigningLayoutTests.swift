@@ -215,9 +215,17 @@ import Testing
         var output: [UInt8] = []
         try copy.layout.write(
             from: &source, pageSize: 16384,
-            hashing: { slice, page in
+            hashing: { slice, pages in
                 #expect(slice == pageCounts.count)
-                hashed.append(Array(page))
+                // Whole pages, at most a chunk; a short page only at the end of a slice's code.
+                #expect(pages.count <= SigningLayout.chunkSize)
+                if hashed.count > (pageCounts.last ?? 0), let last = hashed.last { #expect(last.count == 16384) }
+                var start = pages.startIndex
+                while start < pages.endIndex {
+                    let end = min(start + 16384, pages.endIndex)
+                    hashed.append(Array(pages[start..<end]))
+                    start = end
+                }
             },
             signature: { slice in
                 pageCounts.append(hashed.count)

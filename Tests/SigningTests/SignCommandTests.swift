@@ -108,6 +108,92 @@ import Zip
         #expect(try Fixtures.bytesAt(input) == Self.app().bytes())
     }
 
+    /// A large re-signed dylib is written by reusing its entry's deflate stream where the bytes
+    /// did not change (`DeflateSplice`): the output reads back, with Python's zipfile and Info-ZIP
+    /// (inflaters other than ipawrap's), as exactly the signed bytes, and every signature holds.
+    @Test func aLargeResignedDylibReusesItsDeflateStreamAndReadsBack() throws {
+        let scratch = try ScratchDirectory("sign-splice")
+        var builder = Self.app()
+        var state: UInt32 = 12345
+        let words = ["mov x0, x1\n", "bl _objc_msgSend\n", "ldr x8, [x19]\n", "ret\n", "add sp, sp, #0x40\n"]
+        var code: [UInt8] = []
+        while code.count < 600_000 {
+            state = state &* 1_103_515_245 &+ 12345
+            code += Array(words[Int(state >> 16) % words.count].utf8)
+        }
+        builder.addFile(
+            "Frameworks/libswiftFoundation.dylib",
+            IPABuilder.executable(fileType: 6) {
+                $0.headerPadding = 1024
+                $0.code = code
+            }, mode: 0o100755)
+        let input = try scratch.write("Sample.ipa", builder.bytes())
+        let output = scratch.path("Sample.signed.ipa")
+        let result = try Self.sign(input, output, scratch)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(try ZipOracle.unzipTest(output).status == 0)
+        let name = "Payload/Sample.app/Frameworks/libswiftFoundation.dylib"
+        let archive = try ZipArchive(path: output)
+        let entry = try #require(archive.entry(named: name))
+        #expect(entry.method == 8)
+        let signed = try archive.read(entry, maximumSize: 1 << 22)
+        #expect(signed.count > 600_000)
+        // zipfile inflates the entry with zlib and checks its CRC; the bytes match ipawrap's.
+        let python = try Command.run(
+            "python3", ["-c", "import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).hex())", output, name])
+        #expect(python.status == 0, "\(python.stderr)")
+        #expect(python.stdout == signed.map { String(format: "%02x", $0) }.joined())
+        try Self.expectVerifies(output)
+        // Reproducible.
+        let again = scratch.path("again.ipa")
+        #expect(try Self.sign(input, again, scratch).status == 0)
+        #expect(try Fixtures.bytesAt(again) == Fixtures.bytesAt(output))
+    }
+
+    /// Loose code is signed on both cores, but a failure is reported as a single core would: the
+    /// first damaged file in the bundle's order, every time.
+    @Test func damagedLooseCodeIsReportedInOrderWhateverTheScheduling() throws {
+        let scratch = try ScratchDirectory("sign-loose-order")
+        var builder = Self.app()
+        let damaged = Array(IPABuilder.executable(fileType: 6).prefix(64))
+        for name in ["libA", "libB", "libC"] {
+            builder.addFile("Frameworks/\(name).dylib", damaged, mode: 0o100755)
+        }
+        let input = try scratch.write("Sample.ipa", builder.bytes())
+        var messages = Set<String>()
+        for run in 0..<4 {
+            let output = scratch.path("out-\(run).ipa")
+            let result = try Self.sign(input, output, scratch)
+            #expect(result.status == 65, "\(result.stdout)\(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output))
+            messages.insert(result.stderr)
+        }
+        #expect(messages.count == 1, "\(messages)")
+        #expect(messages.first?.contains("Frameworks/libA.dylib") == true, "\(messages)")
+    }
+
+    /// An embedded Info.plist over the 1 MiB bound is refused by `sign` as `verify` refuses it
+    /// (`MACHO_SECTION`), naming the file, not signed with special slot 1 left empty.
+    @Test func anOversizedEmbeddedInfoPlistIsRefusedAsVerifyRefusesIt() throws {
+        let scratch = try ScratchDirectory("sign-big-plist")
+        var builder = Self.app()
+        let plist = Array("<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>Pad</key><string>".utf8)
+            + Array(repeating: UInt8(ascii: "x"), count: 1 << 20) + Array("</string></dict></plist>".utf8)
+        builder.addFile(
+            "Frameworks/libBig.dylib",
+            IPABuilder.executable(fileType: 6) {
+                $0.headerPadding = 1024
+                $0.infoPlist = plist
+            }, mode: 0o100755)
+        let input = try scratch.write("Sample.ipa", builder.bytes())
+        let output = scratch.path("out.ipa")
+        let result = try Self.sign(input, output, scratch)
+        #expect(result.status == 65, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("error[MACHO_SECTION]"), "\(result.stderr)")
+        #expect(result.stderr.contains("Frameworks/libBig.dylib"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
     @Test func theSameInputAndSigningTimeGiveTheSameBytes() throws {
         let scratch = try ScratchDirectory("sign-reproducible")
         let input = try scratch.write("Sample.ipa", Self.app().bytes())

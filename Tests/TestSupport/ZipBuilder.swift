@@ -189,6 +189,28 @@ public struct ZipBuilder {
         return Array(output[0..<produced])
     }
 
+    /// Raw deflate inflated with zlib (an inflater other than the libdeflate ipawrap reads
+    /// with): the content when `stream` is one complete stream of exactly `size` bytes, else nil.
+    public static func inflate(_ stream: [UInt8], size: Int) -> [UInt8]? {
+        var zstream = z_stream()
+        guard inflateInit2_(&zstream, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+        defer { inflateEnd(&zstream) }
+        var input = stream
+        var output = [UInt8](repeating: 0, count: size + 1)
+        let (status, produced, left): (Int32, Int, Int) = input.withUnsafeMutableBufferPointer { inputBuffer in
+            output.withUnsafeMutableBufferPointer { outputBuffer in
+                zstream.next_in = inputBuffer.baseAddress
+                zstream.avail_in = uInt(inputBuffer.count)
+                zstream.next_out = outputBuffer.baseAddress
+                zstream.avail_out = uInt(outputBuffer.count)
+                let status = CZlib.inflate(&zstream, Z_FINISH)
+                return (status, outputBuffer.count - Int(zstream.avail_out), Int(zstream.avail_in))
+            }
+        }
+        guard status == Z_STREAM_END, produced == size, left == 0 else { return nil }
+        return Array(output[0..<size])
+    }
+
     /// A stored entry's local record (header, name, data) on its own, for crafted archives.
     public static func localRecord(name: [UInt8], data: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []

@@ -11,13 +11,15 @@ extension SigningLayout {
     /// `signatureSpace`), and zeros to the end of the space.
     ///
     /// `source` must be the one the file was parsed from; it is read once, front to back (a
-    /// compressed zip entry is inflated once). `hashing`, when given, sees every `pageSize` page of
-    /// `[0, codeLimit)` of each slice before that slice's signature is asked for, so a signer can
-    /// hash the code while it is written and build the signature from those hashes.
+    /// compressed zip entry is inflated once). `hashing`, when given, sees `[0, codeLimit)` of each
+    /// slice in order, in chunks of whole `pageSize` pages (the slice's last chunk may end in a
+    /// short page), before that slice's signature is asked for, so a signer can hash the code
+    /// while it is written and build the signature from those hashes; chunks rather than pages,
+    /// so the hasher can spread a chunk's pages over several cores.
     public func write<Source: ByteSource>(
         from source: inout Source,
         pageSize: Int = 4096,
-        hashing pageHandler: ((_ slice: Int, _ page: ArraySlice<UInt8>) throws -> Void)? = nil,
+        hashing chunkHandler: ((_ slice: Int, _ pages: ArraySlice<UInt8>) throws -> Void)? = nil,
         signature: (_ slice: Int) throws -> [UInt8],
         to sink: (ArraySlice<UInt8>) throws -> Void
     ) throws {
@@ -27,9 +29,7 @@ extension SigningLayout {
         for (index, slice) in slices.enumerated() {
             try Self.writeZeros(slice.offset - written, to: sink)
             try slice.forEachCodeChunk(chunkSize: chunk, from: &source) { bytes in
-                if let pageHandler {
-                    try Self.forEachPage(of: bytes, pageSize: pageSize) { try pageHandler(index, $0) }
-                }
+                try chunkHandler?(index, bytes[...])
                 try sink(bytes[...])
             }
             let blob = try signature(index)
