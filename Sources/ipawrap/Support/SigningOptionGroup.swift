@@ -110,7 +110,7 @@ struct SigningOptionGroup: ParsableArguments {
                 bytes = try Self.optionFile(file)
             } catch {
                 throw SigningError(
-                    .entitlementsFile, "\(file): cannot be read: \(error.reason)",
+                    .entitlementsFile, "\(file): cannot be read: \(error.detail)",
                     remedy: "name a regular file holding the entitlements as an XML plist")
             }
             let parsed: PropertyList
@@ -155,7 +155,7 @@ struct SigningOptionGroup: ParsableArguments {
                 data = try Self.optionFile(passwordFile)
             } catch {
                 throw SigningError(
-                    .identityOptions, "--password-file \(passwordFile): cannot be read: \(error.reason)",
+                    .identityOptions, "--password-file \(passwordFile): cannot be read: \(error.detail)",
                     remedy: "name a regular file whose first line is the password")
             }
             let line = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).first ?? []
