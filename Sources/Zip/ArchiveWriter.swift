@@ -90,16 +90,12 @@ public enum ArchiveWriter {
         var replacements = NewEntryEncoder.Lookahead(
             ordered.compactMap { entry in plan.replacedInPlace[entry.index].map { (entry.index, $0) } },
             level: options.compressionLevel, destination: out.destination, archive: archive)
-        // Runs of unchanged entries are copied in the kernel on a second thread while this one
-        // writes the replacements between them: each run's place is known when it is queued.
-        let copier = RunCopier(from: archive, to: out)
-        defer { copier.waitForCopies() }
         var run: (start: UInt64, end: UInt64)?
         func flushRun() throws {
             if let current = run {
                 let length = current.end - current.start
                 let done = position == 0 && current.start == 0 ? min(reused, length) : 0
-                try copier.copy(offset: current.start + done, length: length - done, at: position + done)
+                try copyRange(from: archive, offset: current.start + done, length: length - done, to: out, at: position + done)
                 position += length
             }
             run = nil
@@ -123,7 +119,6 @@ public enum ArchiveWriter {
             newOffsets[entry.index] = position + (entry.localHeaderOffset - (run?.start ?? entry.localHeaderOffset))
         }
         try flushRun()
-        try copier.finish()
         try archive.checkLimits()
 
         let limits = archive.limits.admitting(plan.added)
@@ -284,32 +279,29 @@ public enum ArchiveWriter {
 
     /// Copies `length` bytes of the input at `offset` to the output at `target`, in the kernel
     /// when possible (`copy_file_range`: a reflink or a page-cache copy), else through a buffer.
-    /// `checkLimits` runs between slices.
-    static func copyRange(
-        from input: FileByteSource, named archive: String, offset: UInt64, length: UInt64, to out: AtomicOutputFile,
-        at target: UInt64, checkLimits: () throws -> Void
+    private static func copyRange(
+        from archive: ZipArchive, offset: UInt64, length: UInt64, to out: AtomicOutputFile, at target: UInt64
     ) throws {
         var inputOffset = Int64(offset)
         var outputOffset = Int64(target)
         var left = length
         while left > 0 {
-            try checkLimits()
+            try archive.checkLimits()
             // In slices, so a copy of gigabytes still meets the time limit between them.
             let slice = min(left, copySlice)
-            let copied = ipawrap_copy_file_range(input.descriptor, &inputOffset, out.descriptor, &outputOffset, slice)
+            let copied = ipawrap_copy_file_range(archive.file.descriptor, &inputOffset, out.descriptor, &outputOffset, slice)
             if copied > 0 {
                 left -= UInt64(copied)
                 continue
             }
             if copied == 0 {
-                throw ArchiveError.unreadable(archive: archive, reason: "the file shrank while being copied")
+                throw ArchiveError.unreadable(archive: archive.path, reason: "the file shrank while being copied")
             }
             switch errno {
             case EINTR:
                 continue
             case ENOSYS, EXDEV, EINVAL, EOPNOTSUPP, EBADF, EPERM:
-                try bufferedCopy(
-                    from: input, offset: UInt64(inputOffset), length: left, to: out, at: UInt64(outputOffset), checkLimits: checkLimits)
+                try bufferedCopy(from: archive, offset: UInt64(inputOffset), length: left, to: out, at: UInt64(outputOffset))
                 return
             default:
                 throw OutputError(path: out.destination, errno: errno)
@@ -318,14 +310,13 @@ public enum ArchiveWriter {
     }
 
     private static func bufferedCopy(
-        from input: FileByteSource, offset: UInt64, length: UInt64, to out: AtomicOutputFile, at target: UInt64,
-        checkLimits: () throws -> Void
+        from archive: ZipArchive, offset: UInt64, length: UInt64, to out: AtomicOutputFile, at target: UInt64
     ) throws {
         var done: UInt64 = 0
         while done < length {
-            try checkLimits()
+            try archive.checkLimits()
             let chunk = Int(min(length - done, 4 << 20))
-            let bytes = try input.read(offset: offset + done, count: chunk)
+            let bytes = try archive.file.read(offset: offset + done, count: chunk)
             try out.write(bytes, at: target + done)
             done += UInt64(chunk)
         }
