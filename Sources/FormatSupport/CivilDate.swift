@@ -25,3 +25,42 @@ public enum CivilDate {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
+
+extension CivilDate {
+    /// Seconds since 1970 of `YYYY-MM-DD` (midnight UTC) or `YYYY-MM-DDTHH:MM:SSZ`, the two forms
+    /// `--at` is given in almost always; nil for anything else (the caller then asks Foundation's
+    /// ISO 8601 parser, whose first use costs milliseconds a short command notices). Years before
+    /// 1600 too: Foundation counts those in the Julian calendar, this in the Gregorian.
+    public static func secondsSince1970(utcTimestamp text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 10 || bytes.count == 20 else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for index in range {
+                let digit = bytes[index]
+                guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int64(digit - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), let year = number(0..<4), let month = number(5..<7),
+            let day = number(8..<10), year >= 1600, (1...12).contains(month), day >= 1,
+            day <= daysInMonth(year: year, month: month)
+        else { return nil }
+        let midnight = daysSince1970(year: year, month: month, day: day) * 86_400
+        guard bytes.count == 20 else { return midnight }
+        guard bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+            bytes[19] == UInt8(ascii: "Z"), let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+        return midnight + hour * 3600 + minute * 60 + second
+    }
+
+    static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+}

@@ -207,6 +207,26 @@ import Zip
         #expect(scratch.listing() == ["in.ipa"])
     }
 
+    /// An input that shrinks under the copy of the runs around a replacement is an error of the
+    /// repack, and no output is left.
+    @Test func anInputThatShrinksUnderTheCopyFailsTheRepack() throws {
+        let scratch = try ScratchDirectory("repack")
+        var zip = ZipBuilder()
+        zip.file("Payload/A.app/Info.plist", "<plist version=\"1.0\"><dict/></plist>")
+        for name in ["a", "b", "c"] {
+            zip.file("Payload/A.app/\(name).bin", (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }, compression: .stored)
+        }
+        let input = try scratch.write("in.ipa", zip.bytes())
+        let archive = try IPAArchive(path: input)
+        #expect(truncate(input, 150_000) == 0)
+        let edits = ArchiveEdits(
+            additions: [.init(name: "Payload/A.app/b.bin", content: .bytes([1, 2, 3]))], replacesInPlace: true)
+        #expect {
+            try ArchiveWriter.repack(archive.zip, to: scratch.path("out.ipa"), edits: edits)
+        } throws: { ($0 as? ArchiveError)?.code == "FILE_READ_FAILED" && "\($0)".contains("shrank while being copied") }
+        #expect(scratch.listing() == ["in.ipa"])
+    }
+
     @Test func replacesAnExistingOutputAtomically() throws {
         let scratch = try ScratchDirectory("repack")
         let input = try scratch.write("in.ipa", RealisticArchives.ipa())

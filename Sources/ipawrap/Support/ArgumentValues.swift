@@ -8,6 +8,7 @@ import ToolData
 enum ArgumentValues {
     /// `--at`: `YYYY-MM-DD` (midnight UTC) or an ISO 8601 date and time.
     static func date(_ text: String) throws -> Date {
+        if let seconds = CivilDate.secondsSince1970(utcTimestamp: text) { return Date(timeIntervalSince1970: TimeInterval(seconds)) }
         if let date = ISO8601DateFormatter().date(from: text) { return date }
         let day = ISO8601DateFormatter()
         day.formatOptions = [.withFullDate]
