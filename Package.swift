@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "FormatSupport", targets: ["FormatSupport"]),
         .library(name: "XMLSupport", targets: ["XMLSupport"]),
         .library(name: "OutputFiles", targets: ["OutputFiles"]),
+        .library(name: "Deflate", targets: ["Deflate"]),
         .library(name: "Zip", targets: ["Zip"]),
         .library(name: "IPAArchive", targets: ["IPAArchive"]),
         .library(name: "PNG", targets: ["PNG"]),

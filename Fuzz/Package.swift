@@ -27,6 +27,7 @@ let harnesses: [(name: String, products: [String])] = [
     ("fuzz-signature", ["CodeSignature", "PropertyList"]),
     ("fuzz-entitlements", ["CodeSignature", "PropertyList", "ProvisioningProfile"]),
     ("fuzz-pkcs12", ["SigningIdentity", "FormatSupport"]),
+    ("fuzz-splice", ["Zip", "Deflate"]),
 ]
 
 let package = Package(

@@ -590,6 +590,27 @@ def regression_seeds():
             copy_tree(os.path.join(SEEDS, target), source, "regression-", 1 << 20)
 
 
+def splice_seeds():
+    """fuzz-splice: text-like contents (odd first byte: deflated by the harness) and raw deflate
+    streams of the harness's own text behind a 3-byte size (even first byte)."""
+    folder = reset("fuzz-splice")
+
+    def letters(count, state=12345):
+        out = bytearray()
+        for _ in range(count):
+            state = (state * 1103515245 + 12345) & 0xFFFFFFFF
+            out.append(ord("a") + (state >> 16) % 16)
+        return bytes(out)
+
+    write(folder, "text", b"\x01" + letters(40_000, 7))
+    write(folder, "short", b"\x03" + letters(3_000, 9))
+    for level in (1, 6, 9):
+        content = letters(200_000)
+        compressor = zlib.compressobj(level, zlib.DEFLATED, -15)
+        stream = compressor.compress(content) + compressor.flush()
+        size = len(content) - 1
+        write(folder, "raw-%d" % level, b"\x02" + bytes([size >> 16, (size >> 8) & 0xFF, size & 0xFF]) + stream)
+
 if __name__ == "__main__":
     png_seeds()
     zip_seeds()
@@ -598,3 +619,4 @@ if __name__ == "__main__":
     signature_seeds()
     pkcs12_seeds()
     regression_seeds()
+    splice_seeds()

@@ -25,7 +25,7 @@ import Darwin
 /// The result is inflated (libdeflate) and compared with the revision before it is used, so a
 /// hostile original or a flaw here costs speed, never correctness: nil means "deflate it whole".
 /// The same original, revision and level give the same bytes.
-enum DeflateSplice {
+public enum DeflateSplice {
     /// RFC 1951's window: how far back a block may refer.
     static let window = 32 << 10
     /// Reuse is worth the bookkeeping only for at least this many bytes of original blocks.
@@ -56,7 +56,7 @@ enum DeflateSplice {
     /// The deflate stream of `revision`, reusing `original` (the raw deflate stream whose
     /// content is `originalSize` bytes long), or nil when no long enough run of blocks can be
     /// reused or anything fails. `level` is zlib's, 0 to 9.
-    static func deflate(revision: [UInt8], original: [UInt8], originalSize: Int, level: Int32) -> [UInt8]? {
+    public static func deflate(revision: [UInt8], original: [UInt8], originalSize: Int, level: Int32) -> [UInt8]? {
         splice(revision: revision, original: original, originalSize: originalSize, level: level)?.stream
     }
 
