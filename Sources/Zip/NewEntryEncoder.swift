@@ -163,7 +163,9 @@ enum NewEntryEncoder {
     static func encodeConcurrently(
         _ group: [RepackPlan.Added], level: DeflateLevel, destination: String, bases: [[UInt8]?] = []
     ) throws -> [Encoded] {
-        let results = GroupResults(count: group.count)
+        // Largest first, so no worker is left with the group's largest entry at its end.
+        let order = group.indices.sorted { group[$0].source.size > group[$1].source.size }
+        let results = GroupResults(order: order)
         let workers = min(group.count, ProcessInfo.processInfo.activeProcessorCount)
         DispatchQueue.concurrentPerform(iterations: max(workers, 1)) { _ in
             let compressor = DeflateCompressor(level: level.wholeBuffer)
@@ -183,19 +185,21 @@ enum NewEntryEncoder {
 
     private final class GroupResults: Sendable {
         let slots: Mutex<[Result<Encoded, any Error>?]>
+        /// The entries' indices in the order workers take them.
+        private let order: [Int]
         private let next = Mutex(0)
 
-        init(count: Int) {
-            slots = Mutex(Array(repeating: nil, count: count))
+        init(order: [Int]) {
+            self.order = order
+            slots = Mutex(Array(repeating: nil, count: order.count))
         }
 
         /// The next entry no worker has taken, if any.
         func nextJob() -> Int? {
-            let count = slots.withLock { $0.count }
-            return next.withLock { next in
-                guard next < count else { return nil }
+            next.withLock { next in
+                guard next < order.count else { return nil }
                 next += 1
-                return next - 1
+                return order[next - 1]
             }
         }
     }
