@@ -74,35 +74,15 @@ enum BlockDeflater {
         }
     }
 
-    /// The block `input[start..<end]` deflated (nil when zlib fails), primed with the `window`
-    /// bytes before it.
+    /// The block `input[start..<end]` deflated (nil when zlib fails), with the `window` bytes
+    /// before it as dictionary.
     private static func compress(_ input: [UInt8], from start: Int, to end: Int, window: Int, isLast: Bool, level: Int32) -> Block? {
         guard start < end, end <= input.count, window <= start else { return nil }
-        return input.withUnsafeBytes { buffer -> Block? in
-            guard let base = buffer.baseAddress?.assumingMemoryBound(to: Bytef.self) else { return nil }
-            var stream = z_stream()
-            guard deflateInit2_(&stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY,
-                                zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
-            defer { deflateEnd(&stream) }
-            if window > 0 {
-                guard deflateSetDictionary(&stream, base + (start - window), uInt(window)) == Z_OK else { return nil }
-            }
-            // Room for the whole block even when it does not compress, plus the flush markers.
-            var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(end - start))) + 64)
-            let produced: Int? = output.withUnsafeMutableBytes { outputBuffer in
-                stream.next_in = UnsafeMutablePointer(mutating: base + start)
-                stream.avail_in = uInt(end - start)
-                stream.next_out = outputBuffer.baseAddress?.assumingMemoryBound(to: Bytef.self)
-                stream.avail_out = uInt(outputBuffer.count)
-                let status = CZlib.deflate(&stream, isLast ? Z_FINISH : Z_SYNC_FLUSH)
-                let complete = isLast ? status == Z_STREAM_END : status == Z_OK && stream.avail_out > 0
-                guard complete, stream.avail_in == 0 else { return nil }
-                return outputBuffer.count - Int(stream.avail_out)
-            }
-            guard let produced else { return nil }
-            output.removeLast(output.count - produced)
-            let crc = UInt32(crc32(0, base + start, uInt(end - start)))
-            return Block(deflated: output, crc: crc, inputCount: end - start)
+        var deflated: [UInt8] = []
+        guard RawDeflate.append(input, range: start..<end, dictionary: window, final: isLast, level: level, to: &deflated) else {
+            return nil
         }
+        let crc = input.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress.map { $0 + start }, uInt(end - start))) }
+        return Block(deflated: deflated, crc: crc, inputCount: end - start)
     }
 }

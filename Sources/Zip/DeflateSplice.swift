@@ -80,10 +80,13 @@ public enum DeflateSplice {
         var output: [UInt8] = []
         output.reserveCapacity(original.count + (revision.count - (end.offset - start.offset)) / 2 + 1024)
         let level = min(level, highestPartLevel)
-        guard appendDeflated(revision, range: 0..<start.offset, final: false, level: level, to: &output) else { return nil }
+        guard RawDeflate.append(revision, range: 0..<start.offset, dictionary: window, final: false, level: level, to: &output)
+        else { return nil }
         let copiedTo = output.count * 8
         guard let pending = appendBits(of: original, from: start.bit, to: end.bit, to: &output),
-            appendDeflated(revision, range: end.offset..<revision.count, final: true, level: level, primedWith: pending, to: &output),
+            RawDeflate.append(
+                revision, range: end.offset..<revision.count, dictionary: window, final: true, level: level,
+                primedWith: (pending.count, pending.value), to: &output),
             inflatesTo(output, revision)
         else { return nil }
         return Spliced(stream: output, copiedBits: start.bit..<end.bit, copiedTo: copiedTo)
@@ -200,45 +203,6 @@ public enum DeflateSplice {
             return stream[position / 8] >> UInt8(position % 8) & 1
         }
         return bitValue(bit + 1) == 0 && bitValue(bit + 2) == 0
-    }
-
-    /// Appends `bytes[range]` deflated with zlib: ended by a sync flush (an empty stored block,
-    /// so the output ends on a byte boundary and nothing is final) unless `final`, with the 32 KiB
-    /// before `range` as dictionary and `pending` bits written first. False when zlib fails.
-    static func appendDeflated(
-        _ bytes: [UInt8], range: Range<Int>, final: Bool, level: Int32, primedWith pending: PendingBits = PendingBits(),
-        to output: inout [UInt8]
-    ) -> Bool {
-        guard range.lowerBound >= 0, range.upperBound <= bytes.count else { return false }
-        var zstream = z_stream()
-        guard deflateInit2_(&zstream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
-            == Z_OK
-        else { return false }
-        defer { deflateEnd(&zstream) }
-        return bytes.withUnsafeBytes { buffer -> Bool in
-            guard let base = buffer.baseAddress?.assumingMemoryBound(to: Bytef.self) else { return false }
-            let dictionary = min(window, range.lowerBound)
-            if dictionary > 0 {
-                guard deflateSetDictionary(&zstream, base + (range.lowerBound - dictionary), uInt(dictionary)) == Z_OK else { return false }
-            }
-            if pending.count > 0 {
-                guard deflatePrime(&zstream, pending.count, pending.value) == Z_OK else { return false }
-            }
-            var room = [UInt8](repeating: 0, count: Int(deflateBound(&zstream, uLong(range.count))) + 64)
-            let produced: Int? = room.withUnsafeMutableBytes { target in
-                zstream.next_in = UnsafeMutablePointer(mutating: base + range.lowerBound)
-                zstream.avail_in = uInt(range.count)
-                zstream.next_out = target.baseAddress?.assumingMemoryBound(to: Bytef.self)
-                zstream.avail_out = uInt(target.count)
-                let status = CZlib.deflate(&zstream, final ? Z_FINISH : Z_SYNC_FLUSH)
-                let complete = final ? status == Z_STREAM_END : status == Z_OK && zstream.avail_out > 0
-                guard complete, zstream.avail_in == 0 else { return nil }
-                return target.count - Int(zstream.avail_out)
-            }
-            guard let produced else { return false }
-            output.append(contentsOf: room[0..<produced])
-            return true
-        }
     }
 
     /// Whether `stream` is one complete raw deflate stream of exactly `expected`.
