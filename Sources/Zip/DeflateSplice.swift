@@ -54,15 +54,16 @@ public enum DeflateSplice {
     }
 
     /// The deflate stream of `revision`, reusing `original` (the raw deflate stream whose
-    /// content is `originalSize` bytes long), or nil when no long enough run of blocks can be
-    /// reused or anything fails. `level` is zlib's, 0 to 9.
+    /// content is `originalSize` bytes long, at most `ZipArchive.wholeReadLimit`, the largest
+    /// entry inflated whole: the content is held while it is compared), or nil when no long
+    /// enough run of blocks can be reused or anything fails. `level` is zlib's, 0 to 9.
     public static func deflate(revision: [UInt8], original: [UInt8], originalSize: Int, level: Int32) -> [UInt8]? {
         splice(revision: revision, original: original, originalSize: originalSize, level: level)?.stream
     }
 
     /// `deflate(revision:original:originalSize:level:)`, with where the copy went.
     static func splice(revision: [UInt8], original: [UInt8], originalSize: Int, level: Int32) -> Spliced? {
-        guard originalSize >= minimumReuse, revision.count >= minimumReuse,
+        guard originalSize >= minimumReuse, UInt64(originalSize) <= ZipArchive.wholeReadLimit, revision.count >= minimumReuse,
             let (content, boundaries) = inflateWithBoundaries(original, size: originalSize)
         else { return nil }
         guard let same = longestSameRun(content, revision),

@@ -95,6 +95,8 @@ import TestSupport
         #expect(splice(compressed, size: original.count - 1) == nil)
         #expect(splice(Self.content(100_000, seed: 8), size: original.count) == nil)
         #expect(splice([], size: original.count) == nil)
+        // A declared size beyond what is ever inflated whole is not allocated.
+        #expect(splice(compressed, size: Int(ZipArchive.wholeReadLimit) + 1) == nil)
         // Too small to be worth it.
         let small = Self.content(50_000, seed: 9)
         var smallRevision = small
