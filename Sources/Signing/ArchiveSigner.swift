@@ -144,7 +144,16 @@ public enum ArchiveSigner {
                 tree.set(code.path, bytes: signed, revising: true)
             }
         }
-        let order = fromArchive.indices.sorted { (fromArchive[$0].size, $1) > (fromArchive[$1].size, $0) }
+        // One file (or none) is signed here: the workers would each open the archive again.
+        if fromArchive.count <= 1 {
+            for (code, _) in fromArchive {
+                if let signed = try signLoose(code, source: try tree.source(at: code.path), signer: signer, clock: tree.archive.workClock()) {
+                    tree.set(code.path, bytes: signed, revising: true)
+                }
+            }
+            return
+        }
+        let order = fromArchive.indices.sorted { fromArchive[$0].size > fromArchive[$1].size }
         let outcomes = try ParallelEntryWork.run(order.map { fromArchive[$0].code }, archive: tree.archive, workers: 2) { code, zip in
             do {
                 guard let entry = zip.entry(named: code.path) else {
