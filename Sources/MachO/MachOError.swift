@@ -64,6 +64,12 @@ public struct MachOError: ReasonCodedError, Equatable {
         if let slice, reason != .timeLimit { "\(slice) slice: \(message)" } else { message }
     }
 
+    /// The same error with the file's path in front of its message (`path: …`), for a caller that
+    /// reads several files.
+    public func naming(_ path: String) -> MachOError {
+        MachOError(reason, "\(path): \(message)", slice: slice)
+    }
+
     /// The same error naming the slice it concerns, unless it already names one.
     func inSlice(_ name: String) -> MachOError {
         slice == nil ? MachOError(reason, message, slice: name) : self

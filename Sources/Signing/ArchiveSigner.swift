@@ -193,7 +193,7 @@ public enum ArchiveSigner {
             identifier = try looseIdentifier(code, file: file, source: source)
         } catch let error as MachOError {
             // Named, as the signer names what it finds: several files are signed at once.
-            throw MachOError(error.reason, "\(code.path): \(error.message)", slice: error.slice)
+            throw error.naming(code.path)
         }
         return try signer.sign(
             file: file, source: &source, inputs: CodeSigningInputs(identifier: identifier, bindsEmbeddedInfoPlist: true),

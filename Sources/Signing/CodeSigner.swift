@@ -59,7 +59,7 @@ struct CodeSigner: Sendable {
         do {
             return try signUnnamed(file: file, source: &source, inputs: inputs, path: path, hashingOnAllCores: hashingOnAllCores)
         } catch let error as MachOError {
-            throw MachOError(error.reason, "\(path): \(error.message)", slice: error.slice)
+            throw error.naming(path)
         }
     }
 
