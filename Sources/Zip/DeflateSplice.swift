@@ -93,11 +93,17 @@ public enum DeflateSplice {
         return Spliced(stream: output, copiedBits: start.bit..<end.bit, copiedTo: copiedTo)
     }
 
-    /// The original's content and every block boundary in it, the stream's start included, from
-    /// one zlib pass that stops at each block's end (`Z_BLOCK`). Nil unless it is a complete raw
-    /// deflate stream of exactly `size` bytes.
+    /// The most block boundaries a stream of `size` bytes of content may have: blocks of 512 bytes
+    /// on average. Compressors write blocks of kilobytes; a stream of thousands of empty blocks
+    /// (10 bits each) would otherwise cost a boundary, and a zlib call, per block.
+    static func maximumBoundaries(size: Int) -> Int { size / 512 + 256 }
+
+    /// The original's content and every block boundary in it, from one zlib pass that stops at
+    /// each block's end (`Z_BLOCK`). Nil unless it is a complete raw deflate stream of exactly
+    /// `size` bytes with at most `maximumBoundaries(size:)` blocks.
     static func inflateWithBoundaries(_ stream: [UInt8], size: Int) -> ([UInt8], [Boundary])? {
         guard size > 0 else { return nil }
+        let boundaryLimit = maximumBoundaries(size: size)
         var content = [UInt8](repeating: 0, count: size)
         var boundaries: [Boundary] = []
         var finished = false
@@ -125,6 +131,7 @@ public enum DeflateSplice {
                     // Bit 7 of data_type: stopped at the end of a block (or before the first);
                     // its low three bits: unused bits of the last input byte taken.
                     if zstream.data_type & 128 != 0 {
+                        guard boundaries.count < boundaryLimit else { return }
                         let consumed = input.count - Int(zstream.avail_in)
                         boundaries.append(Boundary(
                             bit: consumed * 8 - Int(zstream.data_type & 7), offset: output.count - Int(zstream.avail_out)))

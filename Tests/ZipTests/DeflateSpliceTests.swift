@@ -95,6 +95,15 @@ import TestSupport
         #expect(splice(compressed, size: original.count - 1) == nil)
         #expect(splice(Self.content(100_000, seed: 8), size: original.count) == nil)
         #expect(splice([], size: original.count) == nil)
+        // A stream of more blocks than compressors write (here a sync flush every 100 bytes:
+        // two blocks each) is not walked block by block.
+        var flushed: [UInt8] = []
+        for start in stride(from: 0, to: original.count, by: 100) {
+            let end = min(start + 100, original.count)
+            #expect(RawDeflate.append(original, range: start..<end, dictionary: 0, final: end == original.count, level: 6, to: &flushed))
+        }
+        #expect(ZipBuilder.inflate(flushed, size: original.count) == original)
+        #expect(splice(flushed, size: original.count) == nil)
         // A declared size beyond what is ever inflated whole is not allocated.
         #expect(splice(compressed, size: Int(ZipArchive.wholeReadLimit) + 1) == nil)
         // Too small to be worth it.
