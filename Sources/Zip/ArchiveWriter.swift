@@ -387,7 +387,12 @@ struct RepackPlan {
                 replaced.insert(existing.index)
                 if edits.replacesInPlace && item.kind == .file && existing.kind == .file {
                     var item = item
-                    if item.revises && !item.stored && existing.method == 8 { item.basis = existing }
+                    // Only a deflated entry large enough to reuse is read again for its stream.
+                    if item.revises && !item.stored && existing.method == 8
+                        && existing.uncompressedSize >= UInt64(DeflateSplice.minimumReuse)
+                    {
+                        item.basis = existing
+                    }
                     replacedInPlace[existing.index] = item
                     added[key] = nil
                 }
