@@ -1,4 +1,5 @@
 import CZlib
+import Deflate
 import Dispatch
 import Foundation
 import OutputFiles
@@ -82,7 +83,7 @@ enum BlockDeflater {
         guard RawDeflate.append(input, range: start..<end, dictionary: window, final: isLast, level: level, to: &deflated) else {
             return nil
         }
-        let crc = input.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress.map { $0 + start }, uInt(end - start))) }
+        let crc = input.withUnsafeBytes { DeflateEngine.crc32(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
         return Block(deflated: deflated, crc: crc, inputCount: end - start)
     }
 }

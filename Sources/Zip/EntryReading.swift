@@ -17,7 +17,8 @@ extension ZipArchive {
         /// Deflated and small enough to hold: inflated in one call (`DeflateEngine`) into the
         /// declared size, the CRC over the result.
         case whole
-        /// Anything else: streamed through libzip (zlib), which checks size and CRC at the end.
+        /// Anything else: streamed (`EntryStream`: zlib for deflate, libzip for other methods), size and
+        /// CRC checked at the end.
         case streamed
     }
 
