@@ -122,7 +122,7 @@ public struct CodeResourcesBuilder: Sendable {
             }
         }
         var requests: [ResourceRequest] = []
-        for path in Set(needs.keys).union(nested).sorted(by: { $0.utf16.lexicographicallyPrecedes($1.utf16) }) {
+        for path in Set(needs.keys).union(nested).sorted(by: { $0.precedesInUTF16Order($1) }) {
             let types = (needs[path] ?? []).union(nested.contains(path) ? Set(hashTypes) : []).sorted()
             requests.append(ResourceRequest(path: path, need: nested.contains(path) ? .nestedCode(digests: types) : .digests(types)))
         }
@@ -294,6 +294,6 @@ extension CodeResources {
         where (decision.outcome == .sealed || decision.outcome == .nested) && !sealed.contains(decision.path) {
             found.append(.unsealed(path: decision.path))
         }
-        return found.sorted { $0.path.utf16.lexicographicallyPrecedes($1.path.utf16) }
+        return found.sorted { $0.path.precedesInUTF16Order($1.path) }
     }
 }

@@ -30,7 +30,7 @@ struct ResourceIndex {
         var kinds: [String: ResourceEntry.Kind] = [:]
         for entry in entries { kinds[entry.path] = entry.kind }
         self.kinds = kinds
-        sorted = kinds.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        sorted = kinds.keys.sorted { $0.precedesInUTF8Order($1) }
     }
 
     /// The kind at `path`: an entry's, else a folder when some entry lies below it.
@@ -41,7 +41,7 @@ struct ResourceIndex {
         var high = sorted.count
         while low < high {
             let middle = (low + high) / 2
-            if sorted[middle].utf8.lexicographicallyPrecedes(prefix.utf8) { low = middle + 1 } else { high = middle }
+            if sorted[middle].precedesInUTF8Order(prefix) { low = middle + 1 } else { high = middle }
         }
         return low < sorted.count && sorted[low].hasPrefix(prefix) ? .directory : nil
     }
@@ -154,9 +154,9 @@ public struct ResourceRuleSet: Sendable {
             for folder in candidateFolders(of: entry.path, including: entry.kind == .directory) { folders.insert(String(folder)) }
         }
         // Shallow folders first, so a hidden folder hides everything below it.
-        let ordered = folders.sorted {
-            ($0.utf8.count(where: { $0 == UInt8(ascii: "/") }), $0) < ($1.utf8.count(where: { $0 == UInt8(ascii: "/") }), $1)
-        }
+        let ordered = folders.map { (depth: $0.utf8.count(where: { $0 == UInt8(ascii: "/") }), path: $0) }
+            .sorted { $0.depth != $1.depth ? $0.depth < $1.depth : $0.path.precedesInUTF8Order($1.path) }
+            .map(\.path)
         var hidden = Set<Substring>()
         func isHidden(_ path: String, itself: Bool) -> Bool {
             !hidden.isEmpty && candidateFolders(of: path, including: itself).contains { hidden.contains($0) }
@@ -196,7 +196,7 @@ public struct ResourceRuleSet: Sendable {
             let outcome: ResourceDecision.Outcome = rule.omits ? .omitted : nested ? .nested : .sealed
             decisions.append(ResourceDecision(entry: entry, outcome: outcome, isOptional: rule.isOptional, isNested: nested))
         }
-        return decisions.sorted { $0.path.utf16.lexicographicallyPrecedes($1.path.utf16) }
+        return decisions.sorted { $0.path.precedesInUTF16Order($1.path) }
     }
 
     static func timeLimit(_ clock: WorkClock) -> CodeSignatureError {

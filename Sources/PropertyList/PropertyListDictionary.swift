@@ -1,3 +1,5 @@
+import FormatSupport
+
 /// A property-list dictionary: string keys in the order they were read, with O(1) lookup.
 ///
 /// Keys compare exactly, scalar by scalar, as Core Foundation compares them; Swift's `String ==`
@@ -348,7 +350,7 @@ func exactlyEqual(_ lhs: String, _ rhs: String) -> Bool {
 
 /// `CFStringCompare` order without options: lexicographic by UTF-16 code unit.
 func utf16Precedes(_ lhs: String, _ rhs: String) -> Bool {
-    lhs.utf16.lexicographicallyPrecedes(rhs.utf16)
+    lhs.precedesInUTF16Order(rhs)
 }
 
 extension Array {

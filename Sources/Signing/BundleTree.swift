@@ -71,7 +71,7 @@ struct BundleTree {
                     remedy: "sign the archive after it is written")
             }
         }
-        sorted = nodes.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        sorted = nodes.keys.sorted { $0.precedesInUTF8Order($1) }
     }
 
     /// Paths that start with `prefix`, in byte order.
@@ -80,7 +80,7 @@ struct BundleTree {
         var high = sorted.count
         while low < high {
             let middle = (low + high) / 2
-            if sorted[middle].utf8.lexicographicallyPrecedes(prefix.utf8) { low = middle + 1 } else { high = middle }
+            if sorted[middle].precedesInUTF8Order(prefix) { low = middle + 1 } else { high = middle }
         }
         var result: [String] = []
         while low < sorted.count, sorted[low].hasPrefix(prefix) {
@@ -104,7 +104,7 @@ struct BundleTree {
     /// Sets the file at `path` to `bytes`; `revising`: they are the old file re-signed.
     mutating func set(_ path: String, bytes: [UInt8], revising: Bool = false) {
         if nodes[path] == nil {
-            let index = sorted.partitioningIndex { !$0.utf8.lexicographicallyPrecedes(path.utf8) }
+            let index = sorted.partitioningIndex { !$0.precedesInUTF8Order(path) }
             sorted.insert(path, at: index)
         }
         nodes[path] = .bytes(bytes)
