@@ -199,7 +199,7 @@ let package = Package(
         // Micro-benchmarks of the format libraries (release builds only; see Scripts/bench).
         .executableTarget(
             name: "ipawrap-bench",
-            dependencies: ["PropertyList", "PNG", "LZFSE", "AssetCatalog", "CodeSignature"],
+            dependencies: ["PropertyList", "PNG", "LZFSE", "AssetCatalog", "CodeSignature", "Zip"],
             path: "Benchmarks/ipawrap-bench",
             swiftSettings: strict
         ),

@@ -9,6 +9,7 @@ let benchmarks: [any Benchmark.Type] = [
     PNGBenchmark.self,
     LZFSEBenchmark.self,
     PageHashBenchmark.self,
+    FloorBenchmark.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
