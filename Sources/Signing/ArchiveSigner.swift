@@ -104,31 +104,43 @@ public enum ArchiveSigner {
         let builder = CodeResourcesBuilder(hashTypes: [.sha1, .sha256])
         let clock = tree.archive.workClock()
         let requests = try builder.requests(for: entries, mainExecutable: bundle.sealExcludedExecutable, clock: clock)
-        var facts: [String: ResourceFacts] = [:]
-        try tree.digests(of: requests.map { (prefix + $0.path, $0) }) { path, digests in
-            facts[String(path.dropFirst(prefix.count))] = .digests(digests)
+        // The executable's pages are hashed on a thread of their own while the resources are
+        // hashed here; its signature waits for CodeResources. What fails is thrown in the order it
+        // always was: the resources first, then the executable.
+        let resources = PendingResources()
+        let executable = tree.isFile(executablePath)
+            ? ExecutableSigning(
+                tree: tree, path: executablePath, signer: signer,
+                inputs: CodeSigningInputs(
+                    identifier: identifier, infoPlist: try tree.bytes(at: prefix + "Info.plist"),
+                    codeResources: { try resources.wait() }, entitlements: entitlements))
+            : nil
+        let sealed: [UInt8]
+        do {
+            var facts: [String: ResourceFacts] = [:]
+            try tree.digests(of: requests.map { (prefix + $0.path, $0) }) { path, digests in
+                facts[String(path.dropFirst(prefix.count))] = .digests(digests)
+            }
+            sealed = try builder.build(
+                for: entries, mainExecutable: bundle.sealExcludedExecutable, facts: facts, clock: clock
+            ).serialized()
+        } catch {
+            resources.deliver(nil)
+            _ = executable?.finish()
+            throw error
         }
-        let resources = try builder.build(
-            for: entries, mainExecutable: bundle.sealExcludedExecutable, facts: facts, clock: clock
-        ).serialized()
-        tree.set(prefix + "_CodeSignature/CodeResources", bytes: resources)
+        resources.deliver(sealed)
+        tree.set(prefix + "_CodeSignature/CodeResources", bytes: sealed)
 
-        guard tree.isFile(executablePath), let file = try tree.machO(at: executablePath) else {
+        guard let outcome = executable?.finish(), let signed = try outcome.get() else {
             throw SigningError(
                 .executable, "\(executablePath), the executable of \(bundle.path), is missing or not a Mach-O file",
                 remedy: "build the bundle with its executable")
         }
-        var source = try tree.source(at: executablePath)
-        let infoPlist = try tree.bytes(at: prefix + "Info.plist")
-        let signed = try signer.sign(
-            file: file, source: &source,
-            inputs: CodeSigningInputs(
-                identifier: identifier, infoPlist: infoPlist, codeResources: resources, entitlements: entitlements),
-            path: executablePath, hashingOnAllCores: true)
-        tree.set(executablePath, bytes: signed.bytes, revising: true)
+        tree.set(executablePath, bytes: signed.code.bytes, revising: true)
         return SignedBundle(
-            path: bundle.path, identifier: identifier, cdhash: signed.cdhash,
-            hashTypes: file.slices.first.map(CodeSigner.hashTypes) ?? [])
+            path: bundle.path, identifier: identifier, cdhash: signed.code.cdhash,
+            hashTypes: signed.file.slices.first.map(CodeSigner.hashTypes) ?? [])
     }
 
     /// Signs a bundle's loose code (dylibs, helpers). Each file is signed on its own, so the

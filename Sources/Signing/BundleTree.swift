@@ -128,6 +128,15 @@ struct BundleTree {
         }
     }
 
+    /// The file at `path` for a reader on another thread (nil when it is not a file).
+    func detachedFile(at path: String) -> DetachedFile? {
+        switch nodes[path] {
+        case .entry: .entry(archive.reopening, path: path)
+        case .bytes(let bytes): .bytes(bytes)
+        default: nil
+        }
+    }
+
     /// The uncompressed size of the file at `path` when it is still the archive's entry (not
     /// rewritten by a wrap or by signing).
     func archiveEntrySize(at path: String) -> UInt64? {
@@ -247,6 +256,27 @@ private final class HeldDigests: Sendable {
 }
 
 /// An entry's or a rewritten file's bytes.
+/// A file of the tree another thread reads: the archive's entry, which that thread opens again
+/// (a `ZipArchive` is one thread's), or the bytes signing or a wrap gave it.
+enum DetachedFile: Sendable {
+    case entry(ZipArchive.Reopening, path: String)
+    case bytes([UInt8])
+
+    /// A source of the file's bytes on the calling thread, and the clock of the work on it.
+    func open(clock: WorkClock) throws -> (NodeSource, WorkClock) {
+        switch self {
+        case .entry(let reopening, let path):
+            let zip = try reopening.open()
+            guard let entry = zip.entry(named: path) else {
+                throw ArchiveError.dataError(archive: zip.path, entry: path, reason: "the entry disappeared")
+            }
+            return (.entry(zip.byteSource(for: entry)), zip.workClock())
+        case .bytes(let bytes):
+            return (.memory(InMemoryByteSource(bytes)), clock)
+        }
+    }
+}
+
 enum NodeSource: ByteSource {
     case entry(ArchiveEntrySource)
     case memory(InMemoryByteSource)

@@ -8,7 +8,7 @@ import SwiftASN1
 import X509
 
 /// What one piece of code is signed with, besides its bytes.
-struct CodeSigningInputs {
+struct CodeSigningInputs: Sendable {
     /// The CodeDirectory identifier: the bundle ID, or a loose dylib's file name.
     var identifier: String
     /// Info.plist's bytes (special slot 1), for a bundle's main executable.
@@ -16,21 +16,23 @@ struct CodeSigningInputs {
     /// Bind each slice's own embedded Info.plist (`__TEXT,__info_plist`, as the Swift runtime's
     /// dylibs carry) in special slot 1, as codesign does for loose code.
     var bindsEmbeddedInfoPlist = false
-    /// `_CodeSignature/CodeResources` (special slot 3), for a bundle's main executable.
-    var codeResources: [UInt8]?
+    /// `_CodeSignature/CodeResources` (special slot 3), for a bundle's main executable. Asked for
+    /// when the signature is written, after every code page is hashed, so the bundle's resources
+    /// can still be hashed on the other cores while the pages are (`ArchiveSigner`).
+    var codeResources: (@Sendable () throws -> [UInt8])?
     /// The entitlements (slots 5 and 7); nil for frameworks and dylibs.
     var entitlements: SignedEntitlements?
 }
 
 /// The entitlements a bundle is signed with, in both encodings.
-struct SignedEntitlements {
+struct SignedEntitlements: Sendable {
     let xml: EntitlementsBlob
     let der: DEREntitlements
     let getTaskAllow: Bool
 }
 
 /// Signed code: the new file and how a parent seal names it.
-struct SignedCode {
+struct SignedCode: Sendable {
     let bytes: [UInt8]
     /// The primary CodeDirectory's cdhash of the first slice (what CodeResources records).
     let cdhash: [UInt8]
@@ -109,6 +111,7 @@ struct CodeSigner: Sendable {
                 let slice = file.slices[index]
                 let laidOut = layout.slices[index]
                 let hashes = hashers[index].finalize()
+                let resources = try inputs.codeResources?()
                 var directories: [CodeDirectory] = []
                 for (type, codeHashes) in zip(hashTypesBySlice[index], hashes) {
                     var builder = CodeDirectory.Builder(
@@ -119,7 +122,7 @@ struct CodeSigner: Sendable {
                         slice, getTaskAllow: inputs.entitlements?.getTaskAllow ?? false)
                     if let infoPlist = slotOne[index] { try builder.setSpecialSlot(.infoPlist, hashing: infoPlist) }
                     try builder.setSpecialSlot(.requirements, hashing: requirementsBlob)
-                    if let resources = inputs.codeResources { try builder.setSpecialSlot(.resourceDirectory, hashing: resources) }
+                    if let resources { try builder.setSpecialSlot(.resourceDirectory, hashing: resources) }
                     if let entitlementsXMLBlob { try builder.setSpecialSlot(.entitlements, hashing: entitlementsXMLBlob) }
                     if let entitlementsDERBlob { try builder.setSpecialSlot(.derEntitlements, hashing: entitlementsDERBlob) }
                     directories.append(try builder.build())

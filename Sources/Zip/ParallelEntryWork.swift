@@ -14,13 +14,13 @@ public enum ParallelEntryWork {
         _ jobs: [Job], archive: ZipArchive, workers: Int,
         _ perform: @escaping @Sendable (Job, ZipArchive) throws -> Result
     ) throws -> [Result] {
-        let (location, archivePath, limits, deadline) = (archive.locationForReopening, archive.path, archive.limits, archive.deadline)
+        let (reopening, archivePath) = (archive.reopening, archive.path)
         let box = ResultBox<Result>(count: jobs.count)
         let workerCount = max(1, min(workers, jobs.count))
         DispatchQueue.concurrentPerform(iterations: workerCount) { _ in
             let zip: ZipArchive
             do {
-                zip = try ZipArchive(opening: location, displayedAs: archivePath, limits: limits, deadline: deadline)
+                zip = try reopening.open()
             } catch {
                 box.fail(error)
                 return

@@ -139,12 +139,28 @@ public final class ZipArchive {
         try checkLimits()
     }
 
-    /// Where another reader opens this same file: its descriptor in `/proc/self/fd`, which
-    /// reaches the file even when its path is gone or names another file by now (an app folder's
-    /// packed, already unlinked archive); the path it was opened from where there is no `/proc`.
-    var locationForReopening: String {
+    /// What another thread needs to open this archive on its own (a `ZipArchive` is one thread's:
+    /// it reads through its own file handle and keeps its own recent reads), under the same name,
+    /// limits and deadline.
+    public struct Reopening: Sendable {
+        /// Where the file is reached: its descriptor in `/proc/self/fd`, which reaches it even when
+        /// its path is gone or names another file by now (an app folder's packed, already unlinked
+        /// archive); the path it was opened from where there is no `/proc`.
+        let location: String
+        let path: String
+        let limits: ArchiveLimits
+        let deadline: ContinuousClock.Instant
+
+        public func open() throws(ArchiveError) -> ZipArchive {
+            try ZipArchive(opening: location, displayedAs: path, limits: limits, deadline: deadline)
+        }
+    }
+
+    /// How another thread opens this archive (while this one stays open: the descriptor is this one's).
+    public var reopening: Reopening {
         let descriptorPath = "/proc/self/fd/\(file.descriptor)"
-        return FileSystem.access(descriptorPath, F_OK) == 0 ? descriptorPath : file.path
+        let location = FileSystem.access(descriptorPath, F_OK) == 0 ? descriptorPath : file.path
+        return Reopening(location: location, path: path, limits: limits, deadline: deadline)
     }
 
     private static func isFolder(_ path: String) -> Bool {
