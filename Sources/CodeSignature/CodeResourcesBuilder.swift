@@ -104,10 +104,26 @@ public struct CodeResourcesBuilder: Sendable {
         self.hashTypes = hashTypes
     }
 
+    /// What both rule sets decide for a bundle's entries, and what must be computed for them: the
+    /// rules are applied once for `requests` and `build` alike.
+    public struct Plan: Sendable {
+        let version1: [ResourceDecision]
+        let version2: [ResourceDecision]
+        /// Files' digests and nested code's cdhash to compute, in path order.
+        public let requests: [ResourceRequest]
+    }
+
     /// What must be computed for `entries` (files' digests, nested code's cdhash), in path order.
     public func requests(
         for entries: [ResourceEntry], mainExecutable: String?, clock: WorkClock = .unlimited
     ) throws(CodeSignatureError) -> [ResourceRequest] {
+        try plan(for: entries, mainExecutable: mainExecutable, clock: clock).requests
+    }
+
+    /// The rules' decisions for `entries` and the requests they make.
+    public func plan(
+        for entries: [ResourceEntry], mainExecutable: String?, clock: WorkClock = .unlimited
+    ) throws(CodeSignatureError) -> Plan {
         let (version1, version2) = try decisions(entries, mainExecutable: mainExecutable, clock: clock)
         var needs: [String: Set<HashType>] = [:]
         var nested = Set<String>()
@@ -126,14 +142,19 @@ public struct CodeResourcesBuilder: Sendable {
             let types = (needs[path] ?? []).union(nested.contains(path) ? Set(hashTypes) : []).sorted()
             requests.append(ResourceRequest(path: path, need: nested.contains(path) ? .nestedCode(digests: types) : .digests(types)))
         }
-        return requests
+        return Plan(version1: version1, version2: version2, requests: requests)
     }
 
     /// The seal for `entries`, given the answers to `requests(for:…)` by path.
     public func build(
         for entries: [ResourceEntry], mainExecutable: String?, facts: [String: ResourceFacts], clock: WorkClock = .unlimited
     ) throws(CodeSignatureError) -> CodeResources {
-        let (version1, version2) = try decisions(entries, mainExecutable: mainExecutable, clock: clock)
+        try build(plan(for: entries, mainExecutable: mainExecutable, clock: clock), facts: facts)
+    }
+
+    /// The seal `plan` decided, given the answers to its requests by path.
+    public func build(_ plan: Plan, facts: [String: ResourceFacts]) throws(CodeSignatureError) -> CodeResources {
+        let (version1, version2) = (plan.version1, plan.version2)
         func digests(_ path: String, _ types: [HashType]) throws(CodeSignatureError) -> [HashType: [UInt8]] {
             let known = facts[path]?.digests ?? [:]
             var chosen: [HashType: [UInt8]] = [:]

@@ -103,7 +103,7 @@ public enum ArchiveSigner {
         }
         let builder = CodeResourcesBuilder(hashTypes: [.sha1, .sha256])
         let clock = tree.archive.workClock()
-        let requests = try builder.requests(for: entries, mainExecutable: bundle.sealExcludedExecutable, clock: clock)
+        let plan = try builder.plan(for: entries, mainExecutable: bundle.sealExcludedExecutable, clock: clock)
         // The executable's pages are hashed on a thread of their own while the resources are
         // hashed here; its signature waits for CodeResources. What fails is thrown in the order it
         // always was: the resources first, then the executable.
@@ -118,12 +118,10 @@ public enum ArchiveSigner {
         let sealed: [UInt8]
         do {
             var facts: [String: ResourceFacts] = [:]
-            try tree.digests(of: requests.map { (prefix + $0.path, $0) }) { path, digests in
+            try tree.digests(of: plan.requests.map { (prefix + $0.path, $0) }) { path, digests in
                 facts[String(path.dropFirst(prefix.count))] = .digests(digests)
             }
-            sealed = try builder.build(
-                for: entries, mainExecutable: bundle.sealExcludedExecutable, facts: facts, clock: clock
-            ).serialized()
+            sealed = try builder.build(plan, facts: facts).serialized()
         } catch {
             resources.deliver(nil)
             _ = executable?.finish()
