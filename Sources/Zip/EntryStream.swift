@@ -99,6 +99,8 @@ final class EntryStream {
         /// Compressed bytes read so far, from the entry's data offset.
         private var consumed: UInt64 = 0
         private var crc: UInt32 = 0
+        /// Bytes inflated so far.
+        private var total: UInt64 = 0
         private var ended = false
 
         /// Compressed bytes read at a time: the first read is small (most streams opened to read a
@@ -155,14 +157,19 @@ final class EntryStream {
                             crc = DeflateEngine.crc32(UnsafeRawBufferPointer(start: base + produced, count: made), continuing: crc)
                         }
                         produced += made
+                        total += UInt64(made)
                         return status
                     }
                 }
                 switch status {
                 case Z_STREAM_END:
                     ended = true
-                    // libzip's words for the same fault, so either reading says it alike.
-                    guard crc == entry.crc32 else { throw .dataError(archive: archive, entry: "\(entry.name)", reason: "CRC error") }
+                    // Content longer than declared is the caller's size mismatch, whatever its CRC
+                    // (as a whole read tells it); otherwise libzip's words for a wrong CRC, so either
+                    // reading says it alike.
+                    guard crc == entry.crc32 || total > entry.uncompressedSize else {
+                        throw .dataError(archive: archive, entry: "\(entry.name)", reason: "CRC error")
+                    }
                 case Z_OK:
                     continue
                 default:

@@ -1,3 +1,4 @@
+import Foundation
 import FormatSupport
 import Testing
 import TestSupport
@@ -83,6 +84,11 @@ import TestSupport
             entry.localCRC = entry.centralCRC
             return entry
         },
+        // Found by fuzz-zip: the streamed reading met the stream's end, and the CRC, in the read
+        // that went past the declared size, and told a CRC error.
+        Hostile(name: "holds one byte more than it declares, with the CRC of what it declares", code: "ARCHIVE_SIZE_MISMATCH") {
+            Self.entry(Array(original.dropLast()), stream: ZipBuilder.deflate(original))
+        },
         Hostile(name: "a corrupt stream", code: "ARCHIVE_DATA_ERROR") {
             var stream = ZipBuilder.deflate(original)
             for index in stride(from: 500, to: stream.count, by: 61) { stream[index] ^= 0xA5 }
@@ -129,6 +135,35 @@ import TestSupport
         // Both readings word every fault alike (the streaming inflater is ours, not libzip's).
         if case .failure(let wholeError) = whole, case .failure(let streamedError) = streamed {
             #expect(wholeError == streamedError)
+        }
+    }
+
+    /// Inputs `fuzz-zip` once failed on (`Tests/Fixtures/archive/fuzz-regressions/CODE--what`): the
+    /// first deflated entry that fails is refused with the named code, read whole and streamed.
+    @Test func fuzzRegressionsFailAlikeWholeOrStreamed() throws {
+        let folder = "archive/fuzz-regressions"
+        let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.path(folder)).sorted()
+        #expect(!names.isEmpty)
+        for name in names {
+            let path = Fixtures.path("\(folder)/\(name)")
+            let code = String(name.prefix { $0 != "-" })
+            var failures: [(whole: String, streamed: String)] = []
+            for entry in try ZipArchive(path: path).entries where entry.method == 8 && entry.kind == .file {
+                let whole = Result { () throws(ArchiveError) -> [UInt8] in try ZipArchive(path: path).read(entry, maximumSize: .max) }
+                let streaming = try ZipArchive(path: path, limits: Self.streaming(entry))
+                #expect(streaming.reading(of: entry) == .streamed)
+                let streamed = Result { () throws(ArchiveError) -> [UInt8] in
+                    var bytes: [UInt8] = []
+                    try streaming.stream(entry) { bytes += $0 }
+                    return bytes
+                }
+                #expect(whole == streamed, "\(name): \(entry.path)")
+                if case .failure(let first) = whole, case .failure(let second) = streamed {
+                    failures.append((first.code, second.code))
+                }
+            }
+            #expect(failures.first?.whole == code, "\(name)")
+            #expect(failures.first?.streamed == code, "\(name)")
         }
     }
 

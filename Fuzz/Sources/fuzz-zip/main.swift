@@ -1,8 +1,10 @@
 // Fuzzes the archive layer: `ZipArchive(path:)` and `IPAArchive(path:)` over an in-memory file,
 // then reads every entry (so libzip's inflate and CRC paths run) and checks that:
 // - lookups by path find each entry again;
-// - random access (`byteSource`, our own pread for stored entries, libzip's stream otherwise)
+// - random access (`byteSource`, our own pread for stored entries, a stream otherwise)
 //   returns the same bytes as a whole read;
+// - a deflated entry streamed (`EntryStream`'s zlib inflater, as for one above the memory
+//   bound) gives the same bytes as the whole read (libdeflate), or the same error code;
 // - `IPAArchive` accepts exactly the archives `ZipArchive` accepts that hold one app.
 // Every refusal is an `ArchiveError` by the readers' typed throws; anything else is a crash.
 import FormatSupport
@@ -45,9 +47,12 @@ func fuzzOne(_ bytes: [UInt8]) {
         } catch {
             if entry.uncompressedSize > readLimit {
                 guard case .entryTooLarge = error else { preconditionFailure("oversized entry read gave \(error)") }
+            } else {
+                checkStreamed(path, entry, agreesWith: .failure(error))
             }
             continue
         }
+        checkStreamed(path, entry, agreesWith: .success(content))
         precondition(UInt64(content.count) == entry.uncompressedSize, "read returned \(content.count) bytes, not the declared \(entry.uncompressedSize)")
         checkRandomAccess(zip, entry, content)
     }
@@ -64,6 +69,34 @@ func fuzzOne(_ bytes: [UInt8]) {
         case .noApp, .multipleApps, .symlinkEscape: break
         default: preconditionFailure("ZipArchive accepted what IPAArchive refuses with \(error.code): \(error)")
         }
+    }
+}
+
+/// Streams a deflated entry that `read` took whole, through an archive opened with a memory bound
+/// just below what a whole read holds, and compares the outcome with the whole read's.
+func checkStreamed(_ path: String, _ entry: ArchiveEntry, agreesWith whole: Result<[UInt8], ArchiveError>) {
+    guard entry.method == 8, entry.compressedSize + entry.uncompressedSize > 0 else { return }
+    let limits = ArchiveLimits(maximumMemory: entry.compressedSize + entry.uncompressedSize - 1)
+    guard let streaming = try? ZipArchive(path: path, limits: limits), let again = streaming.entry(named: entry.path) else {
+        preconditionFailure("the archive did not open again with a lower memory bound")
+    }
+    var bytes: [UInt8] = []
+    let streamed: Result<[UInt8], ArchiveError>
+    do {
+        try streaming.stream(again, chunkSize: 4096) { bytes.append(contentsOf: $0) }
+        streamed = .success(bytes)
+    } catch {
+        streamed = .failure(error)
+    }
+    switch (whole, streamed) {
+    case (.success(let expected), .success(let got)):
+        precondition(expected == got, "the streamed entry differs from the whole read")
+    case (.failure(let expected), .failure(let got)):
+        precondition(expected.code == got.code, "whole read: \(expected.code), streamed: \(got.code)")
+    case (.success, .failure(let error)):
+        preconditionFailure("an entry read whole fails streamed: \(error)")
+    case (.failure(let error), .success):
+        preconditionFailure("an entry that fails whole (\(error)) streams")
     }
 }
 
