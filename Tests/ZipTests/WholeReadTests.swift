@@ -139,7 +139,8 @@ import TestSupport
     }
 
     /// Inputs `fuzz-zip` once failed on (`Tests/Fixtures/archive/fuzz-regressions/CODE--what`): the
-    /// first deflated entry that fails is refused with the named code, read whole and streamed.
+    /// first deflated entry that fails is refused with the named code, read whole and streamed;
+    /// except where libdeflate takes a code table zlib refuses (`codeTableTakenWhole`).
     @Test func fuzzRegressionsFailAlikeWholeOrStreamed() throws {
         let folder = "archive/fuzz-regressions"
         let names = try FileManager.default.contentsOfDirectory(atPath: Fixtures.path(folder)).sorted()
@@ -157,15 +158,20 @@ import TestSupport
                     try streaming.stream(entry) { bytes += $0 }
                     return bytes
                 }
-                #expect(whole == streamed, "\(name): \(entry.path)")
-                if case .failure(let first) = whole, case .failure(let second) = streamed {
-                    failures.append((first.code, second.code))
+                switch (whole, streamed) {
+                case (.failure(let first), .failure(let second)): failures.append((first.code, second.code))
+                default: #expect(whole == streamed, "\(name): \(entry.path)")
                 }
             }
-            #expect(failures.first?.whole == code, "\(name)")
             #expect(failures.first?.streamed == code, "\(name)")
+            #expect(failures.first?.whole == (Self.codeTableTakenWhole.contains(name) ? "ARCHIVE_SIZE_MISMATCH" : code), "\(name)")
         }
     }
+
+    /// Streams whose code-length table zlib refuses ("invalid bit length repeat"): libdeflate
+    /// decodes on, here past the declared size. The
+    /// entry is refused either way, under one of two codes.
+    static let codeTableTakenWhole: Set = ["ARCHIVE_DATA_ERROR--a-code-length-repeat-zlib-refuses.ipa"]
 
     /// Just within `--max-memory` an entry is read whole, one byte less and it streams: the same
     /// bytes either way, checked against the content zlib compressed.
