@@ -79,9 +79,15 @@ func fuzzOne(_ bytes: [UInt8]) {
 func checkStreamed(_ path: String, _ entry: ArchiveEntry, agreesWith whole: Result<[UInt8], ArchiveError>) {
     guard entry.method == 8, entry.compressedSize + entry.uncompressedSize > 0 else { return }
     let limits = ArchiveLimits(maximumMemory: entry.compressedSize + entry.uncompressedSize - 1)
-    guard let streaming = try? ZipArchive(path: path, limits: limits), let again = streaming.entry(named: entry.path) else {
-        preconditionFailure("the archive did not open again with a lower memory bound")
+    let streaming: ZipArchive
+    do {
+        streaming = try ZipArchive(path: path, limits: limits)
+    } catch {
+        // Opening reads some entries (symlink targets) under the same bound.
+        guard case .memoryLimit = error else { preconditionFailure("the archive did not open again with a lower memory bound: \(error)") }
+        return
     }
+    guard let again = streaming.entry(named: entry.path) else { preconditionFailure("the entry is not found again") }
     var bytes: [UInt8] = []
     let streamed: Result<[UInt8], ArchiveError>
     do {
