@@ -44,3 +44,13 @@ int ipawrap_link_unnamed_file(int fd, const char *path) {
     return -1;
 #endif
 }
+
+int ipawrap_exchange_paths(const char *first, const char *second) {
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+    return renameat2(AT_FDCWD, first, AT_FDCWD, second, RENAME_EXCHANGE);
+#else
+    (void)first; (void)second;
+    errno = ENOSYS;
+    return -1;
+#endif
+}

@@ -185,7 +185,7 @@ public final class AtomicOutputFile {
             return
         }
         if let temporaryPath {
-            guard FileSystem.rename(temporaryPath, destination) == 0 else { throw OutputError(path: destination, errno: errno) }
+            guard Self.move(temporaryPath, to: destination) == 0 else { throw OutputError(path: destination, errno: errno) }
             self.temporaryPath = nil
         } else if PathEncoding.withCString(destination, { ipawrap_link_unnamed_file(descriptor, $0) }) != 0 {
             // The destination exists: link under a hidden name, then replace it atomically.
@@ -194,7 +194,7 @@ public final class AtomicOutputFile {
             guard PathEncoding.withCString(hidden, { ipawrap_link_unnamed_file(descriptor, $0) }) == 0 else {
                 throw OutputError(path: destination, errno: errno)
             }
-            guard FileSystem.rename(hidden, destination) == 0 else {
+            guard Self.move(hidden, to: destination) == 0 else {
                 let code = errno
                 _ = FileSystem.unlink(hidden)
                 throw OutputError(path: destination, errno: code)
@@ -209,6 +209,32 @@ public final class AtomicOutputFile {
                 close(folder)
             }
         }
+    }
+
+    /// Puts the file at `source` at `destination`, replacing what is there atomically, as
+    /// rename(2) does; 0, or -1 with errno set. A regular file there is exchanged with `source`
+    /// in one step (RENAME_EXCHANGE) and then unlinked: a rename over it would make ext4 write
+    /// the new file's delayed blocks out before returning (`auto_da_alloc`, its guard for programs
+    /// that replace files without fsync), a quarter of a second for a 426 MB output. Anything
+    /// else, or a file system that cannot exchange, gets the rename.
+    static func move(_ source: String, to destination: String) -> Int32 {
+        var info = Glibc.stat()
+        guard FileSystem.lstat(destination, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            return FileSystem.rename(source, destination)
+        }
+        let exchanged = PathEncoding.withCString(source) { first in
+            PathEncoding.withCString(destination) { second in ipawrap_exchange_paths(first, second) }
+        }
+        guard exchanged == 0 else { return FileSystem.rename(source, destination) }
+        // The old file is at `source` now; were it something else by then (replaced between the
+        // two calls), it is put back and the rename decides.
+        guard FileSystem.unlink(source) == 0 else {
+            _ = PathEncoding.withCString(source) { first in
+                PathEncoding.withCString(destination) { second in ipawrap_exchange_paths(first, second) }
+            }
+            return FileSystem.rename(source, destination)
+        }
+        return 0
     }
 
     /// Abandons the output: nothing is left behind.

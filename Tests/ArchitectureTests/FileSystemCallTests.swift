@@ -14,7 +14,7 @@ import TestSupport
     /// Foundation's file calls, which encode a path as UTF-8 themselves (`temporaryDirectory`
     /// names no user path), and the C shims that take a path unless given `PathEncoding`'s bytes.
     static let foundationCall = try? NSRegularExpression(
-        pattern: #"FileManager\.default\.(?!temporaryDirectory)|(?:Data|String|NSData|NSString)\(contentsOf(?:File)?:|FileHandle\(for|resolvingSymlinksInPath|write\(to: *URL|write\(toFile:|ipawrap_(?:open|link)_unnamed_file\("#)
+        pattern: #"FileManager\.default\.(?!temporaryDirectory)|(?:Data|String|NSData|NSString)\(contentsOf(?:File)?:|FileHandle\(for|resolvingSymlinksInPath|write\(to: *URL|write\(toFile:|ipawrap_(?:open|link)_unnamed_file\(|ipawrap_exchange_paths\("#)
 
     /// The code of `line` (nil for a comment line), without a trailing comment.
     static func code(of line: Substring) -> String? {

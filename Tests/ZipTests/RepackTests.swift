@@ -235,4 +235,37 @@ import Zip
         #expect(try Fixtures.bytesAt(output) == (try Fixtures.bytesAt(input)))
         #expect(scratch.listing() == ["in.ipa", "out.ipa"])
     }
+
+    /// An existing regular file is exchanged with the new one and then unlinked (so ext4 does not
+    /// write the new file out before the rename returns): for every other name of the old file, and
+    /// for a symlink or a folder at the destination, exactly what rename(2) does.
+    @Test func replacingAnOutputIsWhatRenameDoes() throws {
+        let scratch = try ScratchDirectory("repack")
+        let input = try scratch.write("in.ipa", RealisticArchives.ipa())
+        let zip = try IPAArchive(path: input).zip
+        let expected = try Fixtures.bytesAt(input)
+
+        // A hard link keeps the old file; the output's name gets the new one.
+        let output = try scratch.write("out.ipa", Array("old".utf8))
+        #expect(link(output, scratch.path("other-name.ipa")) == 0)
+        try ArchiveWriter.repack(zip, to: output, edits: ArchiveEdits())
+        #expect(try Fixtures.bytesAt(output) == expected)
+        #expect(try Fixtures.bytesAt(scratch.path("other-name.ipa")) == Array("old".utf8))
+
+        // A symlink at the destination is replaced; the file it named is untouched.
+        let target = try scratch.write("target.ipa", Array("target".utf8))
+        #expect(symlink(target, scratch.path("link.ipa")) == 0)
+        try ArchiveWriter.repack(zip, to: scratch.path("link.ipa"), edits: ArchiveEdits())
+        var info = stat()
+        #expect(lstat(scratch.path("link.ipa"), &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG)
+        #expect(try Fixtures.bytesAt(scratch.path("link.ipa")) == expected)
+        #expect(try Fixtures.bytesAt(target) == Array("target".utf8))
+
+        // A folder is refused and stays, with what it holds; nothing else is left.
+        #expect(mkdir(scratch.path("folder.ipa"), 0o755) == 0)
+        _ = try scratch.write("folder.ipa/kept", Array("kept".utf8))
+        #expect(throws: (any Error).self) { try ArchiveWriter.repack(zip, to: scratch.path("folder.ipa"), edits: ArchiveEdits()) }
+        #expect(try Fixtures.bytesAt(scratch.path("folder.ipa/kept")) == Array("kept".utf8))
+        #expect(scratch.listing() == ["folder.ipa", "folder.ipa/kept", "in.ipa", "link.ipa", "other-name.ipa", "out.ipa", "target.ipa"])
+    }
 }

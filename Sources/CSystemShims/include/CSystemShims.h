@@ -16,4 +16,8 @@ int ipawrap_open_unnamed_file(const char *directory, mode_t mode);
 /// Gives an O_TMPFILE file a name with linkat(2) through /proc/self/fd, or -1 with errno set.
 int ipawrap_link_unnamed_file(int fd, const char *path);
 
+/// Swaps what two paths name, both of which exist, in one step (renameat2(2) with
+/// RENAME_EXCHANGE), or -1 with errno set (EINVAL where the file system cannot).
+int ipawrap_exchange_paths(const char *first, const char *second);
+
 #endif
