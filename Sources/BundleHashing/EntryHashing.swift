@@ -74,9 +74,7 @@ public enum EntryHashing {
     }
 
     static func perform(_ job: HashJob, in zip: ZipArchive) throws -> HashResult {
-        guard let entry = zip.entry(named: job.path) else {
-            throw ArchiveError.dataError(archive: zip.path, entry: job.path, reason: "the entry disappeared")
-        }
+        let entry = try zip.requiredEntry(named: job.path)
         switch job {
         case .digest(_, let types):
             var hashers = types.compactMap { HashType.Hasher($0) }

@@ -143,8 +143,8 @@ public enum ArchiveSigner {
 
     /// Signs a bundle's loose code (dylibs, helpers). Each file is signed on its own, so the
     /// archive's entries are read, hashed and signed on both cores (`ParallelEntryWork`, largest
-    /// first); a file a wrap already rewrote is signed from memory. Failures are thrown in the
-    /// files' order, so the same input gives the same error whatever the scheduling.
+    /// first); a file a wrap already rewrote is signed from memory. A failure is thrown as for
+    /// the files in order (the first damaged one), whatever the scheduling.
     private static func signLooseCode(_ looseCode: [LooseCode], tree: inout BundleTree, signer: CodeSigner) throws {
         var fromArchive: [(code: LooseCode, size: UInt64)] = []
         for code in looseCode where tree.isFile(code.path) {
@@ -154,42 +154,17 @@ public enum ArchiveSigner {
                 tree.set(code.path, bytes: signed, revising: true)
             }
         }
-        // One file (or none) is signed here: the workers would each open the archive again.
-        if fromArchive.count <= 1 {
-            for (code, _) in fromArchive {
-                if let signed = try signLoose(code, source: try tree.source(at: code.path), signer: signer, clock: tree.archive.workClock()) {
-                    tree.set(code.path, bytes: signed, revising: true)
-                }
-            }
-            return
+        let signed = try ParallelEntryWork.run(
+            fromArchive.map(\.code), order: fromArchive.indices.sorted { fromArchive[$0].size > fromArchive[$1].size },
+            archive: tree.archive, workers: 2
+        ) { code, zip in
+            try signLoose(
+                code, source: .entry(zip.byteSource(for: try zip.requiredEntry(named: code.path))), signer: signer,
+                clock: zip.workClock())
         }
-        let order = fromArchive.indices.sorted { fromArchive[$0].size > fromArchive[$1].size }
-        let outcomes = try ParallelEntryWork.run(order.map { fromArchive[$0].code }, archive: tree.archive, workers: 2) { code, zip in
-            do {
-                guard let entry = zip.entry(named: code.path) else {
-                    throw ArchiveError.dataError(archive: zip.path, entry: code.path, reason: "the entry disappeared")
-                }
-                return LooseOutcome.signed(
-                    try signLoose(code, source: .entry(zip.byteSource(for: entry)), signer: signer, clock: zip.workClock()))
-            } catch {
-                return LooseOutcome.failed(error)
-            }
+        for ((code, _), bytes) in zip(fromArchive, signed) {
+            if let bytes { tree.set(code.path, bytes: bytes, revising: true) }
         }
-        var byPath: [String: LooseOutcome] = [:]
-        for (index, outcome) in zip(order, outcomes) { byPath[fromArchive[index].code.path] = outcome }
-        for (code, _) in fromArchive {
-            switch byPath[code.path] {
-            case .signed(let bytes?): tree.set(code.path, bytes: bytes, revising: true)
-            case .signed(nil), nil: continue
-            case .failed(let error): throw error
-            }
-        }
-    }
-
-    private enum LooseOutcome: Sendable {
-        /// The signed file, or nil when it is not Mach-O.
-        case signed([UInt8]?)
-        case failed(any Error)
     }
 
     /// One loose file signed, or nil when it is not Mach-O.

@@ -1,9 +1,7 @@
 import BundleHashing
 import CodeSignature
-import Dispatch
 import FormatSupport
 import MachO
-import Synchronization
 import Zip
 
 /// The archive's files as signing sees them: every entry, with a wrap's edits applied and
@@ -180,15 +178,11 @@ struct BundleTree {
                 continue
             }
         }
-        let held = HeldDigests(count: byteJobs.count)
         let heldJobs = byteJobs
-        DispatchQueue.concurrentPerform(iterations: min(max(workers, 1), heldJobs.count)) { _ in
-            while let index = held.nextJob() {
-                let job = heldJobs[index]
-                held.store(index, job.bytes.withUnsafeBytes { Self.digests(of: $0, types: job.types) })
-            }
+        let held = try ConcurrentJobs.run(count: heldJobs.count, workers: workers, setUp: {}) { _, index in
+            heldJobs[index].bytes.withUnsafeBytes { Self.digests(of: $0, types: heldJobs[index].types) }
         }
-        for (job, digests) in zip(byteJobs, held.results) { body(job.path, digests) }
+        for (job, digests) in zip(byteJobs, held) { body(job.path, digests) }
         entryJobs.sort { $0.size > $1.size }
         let computed = try EntryHashing.run(
             entryJobs.map { .digest(path: $0.path, types: $0.types) }, archive: archive, workers: workers)
@@ -227,35 +221,6 @@ struct BundleTree {
     }
 }
 
-/// The digests of files held in memory, computed by several workers, each job taken once.
-private final class HeldDigests: Sendable {
-    private struct State {
-        var next = 0
-        var results: [[HashType: [UInt8]]]
-    }
-
-    private let state: Mutex<State>
-
-    init(count: Int) {
-        state = Mutex(State(results: Array(repeating: [:], count: count)))
-    }
-
-    var results: [[HashType: [UInt8]]] { state.withLock { $0.results } }
-
-    func nextJob() -> Int? {
-        state.withLock { state in
-            guard state.next < state.results.count else { return nil }
-            state.next += 1
-            return state.next - 1
-        }
-    }
-
-    func store(_ index: Int, _ digests: [HashType: [UInt8]]) {
-        state.withLock { $0.results[index] = digests }
-    }
-}
-
-/// An entry's or a rewritten file's bytes.
 /// A file of the tree another thread reads: the archive's entry, which that thread opens again
 /// (a `ZipArchive` is one thread's), or the bytes signing or a wrap gave it.
 enum DetachedFile: Sendable {
@@ -267,16 +232,14 @@ enum DetachedFile: Sendable {
         switch self {
         case .entry(let reopening, let path):
             let zip = try reopening.open()
-            guard let entry = zip.entry(named: path) else {
-                throw ArchiveError.dataError(archive: zip.path, entry: path, reason: "the entry disappeared")
-            }
-            return (.entry(zip.byteSource(for: entry)), zip.workClock())
+            return (.entry(zip.byteSource(for: try zip.requiredEntry(named: path))), zip.workClock())
         case .bytes(let bytes):
             return (.memory(InMemoryByteSource(bytes)), clock)
         }
     }
 }
 
+/// An entry's or a rewritten file's bytes.
 enum NodeSource: ByteSource {
     case entry(ArchiveEntrySource)
     case memory(InMemoryByteSource)

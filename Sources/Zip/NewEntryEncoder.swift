@@ -1,9 +1,7 @@
 import Deflate
-import Dispatch
 import FormatSupport
 import Foundation
 import OutputFiles
-import Synchronization
 
 /// Writes added entries (local header then data) and returns their central-directory records.
 /// Files are deflated with raw deflate; when that does not make them smaller, they are stored,
@@ -165,42 +163,12 @@ enum NewEntryEncoder {
     ) throws -> [Encoded] {
         // Largest first, so no worker is left with the group's largest entry at its end.
         let order = group.indices.sorted { group[$0].source.size > group[$1].source.size }
-        let results = GroupResults(order: order)
         let workers = min(group.count, ProcessInfo.processInfo.activeProcessorCount)
-        DispatchQueue.concurrentPerform(iterations: max(workers, 1)) { _ in
-            let compressor = DeflateCompressor(level: level.wholeBuffer)
-            while let index = results.nextJob() {
-                let result = Result { () throws -> Encoded in
-                    guard let compressor else { throw OutputError(path: destination, reason: "libdeflate could not start compressing") }
-                    return try encode(group[index], with: compressor, basis: index < bases.count ? bases[index] : nil, level: level)
-                }
-                results.slots.withLock { $0[index] = result }
-            }
-        }
-        return try results.slots.withLock { $0 }.map { slot in
-            guard let slot else { throw OutputError(path: destination, reason: "a worker stopped before its entry") }
-            return try slot.get()
-        }
-    }
-
-    private final class GroupResults: Sendable {
-        let slots: Mutex<[Result<Encoded, any Error>?]>
-        /// The entries' indices in the order workers take them.
-        private let order: [Int]
-        private let next = Mutex(0)
-
-        init(order: [Int]) {
-            self.order = order
-            slots = Mutex(Array(repeating: nil, count: order.count))
-        }
-
-        /// The next entry no worker has taken, if any.
-        func nextJob() -> Int? {
-            next.withLock { next in
-                guard next < order.count else { return nil }
-                next += 1
-                return order[next - 1]
-            }
+        return try ConcurrentJobs.run(
+            count: group.count, workers: workers, order: order, setUp: { DeflateCompressor(level: level.wholeBuffer) }
+        ) { compressor, index in
+            guard let compressor else { throw OutputError(path: destination, reason: "libdeflate could not start compressing") }
+            return try encode(group[index], with: compressor, basis: index < bases.count ? bases[index] : nil, level: level)
         }
     }
 

@@ -169,6 +169,15 @@ public final class ZipArchive {
 
     // MARK: Lookup
 
+    /// The entry at `path`, which the caller found listed before: a lookup that fails now means
+    /// the archive changed under the caller, told as that entry's data error.
+    public func requiredEntry(named path: String) throws(ArchiveError) -> ArchiveEntry {
+        guard let entry = entry(named: path) else {
+            throw .dataError(archive: self.path, entry: path, reason: "the entry disappeared")
+        }
+        return entry
+    }
+
     /// The entry with this path (a trailing slash is optional for folders). Names that differ
     /// only by Unicode normalization are the same path, as on Apple's file systems.
     public func entry(named name: String) -> ArchiveEntry? {
