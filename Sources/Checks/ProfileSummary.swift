@@ -27,10 +27,10 @@ extension ProfileSummary {
         self.init(
             file: file, name: profile.name, uuid: profile.uuid, appIdName: profile.appIDName,
             appIdentifier: profile.applicationIdentifier.rawValue, appIdKind: profile.applicationIdentifier.kind,
-            wildcard: profile.applicationIdentifier.isWildcard, applicationIdentifierPrefix: profile.applicationIdentifierPrefixes,
+            applicationIdentifierPrefix: profile.applicationIdentifierPrefixes,
             teamId: profile.teamIdentifier, teamName: profile.teamName, platforms: profile.platforms,
             creationDate: profile.creationDate, expirationDate: profile.expirationDate, expired: profile.isExpired(at: now),
-            timeToLive: profile.timeToLive, kind: profile.distribution, deviceCount: devices.count, devices: devices,
+            timeToLive: profile.timeToLive, kind: profile.distribution, devices: devices,
             provisionsAllDevices: profile.provisionsAllDevices, xcodeManaged: profile.isXcodeManaged,
             entitlements: JSONValue(.dictionary(profile.entitlements)), certificates: certificates, container: container,
             findings: findings)

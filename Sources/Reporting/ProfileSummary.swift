@@ -82,7 +82,8 @@ public struct ProfileSummary: Encodable, Sendable, Equatable {
         }
     }
 
-    /// Every field as given; `Checks` makes one from a decoded profile
+    /// Every field as given (`wildcard` and `deviceCount` follow from the App ID's kind and the
+    /// devices); `Checks` makes one from a decoded profile
     /// (`ProfileSummary(_:file:now:allowWildcard:)`), with its findings.
     public init(
         file: String,
@@ -91,7 +92,6 @@ public struct ProfileSummary: Encodable, Sendable, Equatable {
         appIdName: String?,
         appIdentifier: String,
         appIdKind: AppIdentifier.Kind,
-        wildcard: Bool,
         applicationIdentifierPrefix: [String],
         teamId: String?,
         teamName: String?,
@@ -101,7 +101,6 @@ public struct ProfileSummary: Encodable, Sendable, Equatable {
         expired: Bool,
         timeToLive: Int?,
         kind: ProvisioningProfile.Distribution,
-        deviceCount: Int,
         devices: [String],
         provisionsAllDevices: Bool,
         xcodeManaged: Bool?,
@@ -116,7 +115,7 @@ public struct ProfileSummary: Encodable, Sendable, Equatable {
         self.appIdName = appIdName
         self.appIdentifier = appIdentifier
         self.appIdKind = appIdKind
-        self.wildcard = wildcard
+        self.wildcard = appIdKind != .explicit
         self.applicationIdentifierPrefix = applicationIdentifierPrefix
         self.teamId = teamId
         self.teamName = teamName
@@ -126,7 +125,7 @@ public struct ProfileSummary: Encodable, Sendable, Equatable {
         self.expired = expired
         self.timeToLive = timeToLive
         self.kind = kind
-        self.deviceCount = deviceCount
+        self.deviceCount = devices.count
         self.devices = devices
         self.provisionsAllDevices = provisionsAllDevices
         self.xcodeManaged = xcodeManaged

@@ -7,7 +7,7 @@ extension TextRendering {
     public static func profile(_ summary: ProfileSummary, style: Style = .standardOutput) -> String {
         var lines: [String] = []
         var title = style.bold(escaped(summary.name ?? "(unnamed profile)"))
-        if let uuid = summary.uuid { title += "  " + uuid }
+        if let uuid = summary.uuid { title += "  " + escaped(uuid) }
         lines.append(title)
         var appID = escaped(summary.appIdentifier)
         switch summary.appIdKind {
@@ -25,7 +25,7 @@ extension TextRendering {
             kind += ", \(summary.deviceCount) device\(summary.deviceCount == 1 ? "" : "s")"
         }
         lines.append(profileRow("Kind", kind))
-        if !summary.platforms.isEmpty { lines.append(profileRow("Platforms", summary.platforms.joined(separator: ", "))) }
+        if !summary.platforms.isEmpty { lines.append(profileRow("Platforms", escaped(summary.platforms.joined(separator: ", ")))) }
         if let created = summary.creationDate { lines.append(profileRow("Created", ReportJSON.timestamp(created))) }
         lines.append(profileRow("Expires", ReportJSON.timestamp(summary.expirationDate) + (summary.expired ? "  " + style.red("expired") : "")))
         for (index, certificate) in summary.certificates.enumerated() {
@@ -36,18 +36,17 @@ extension TextRendering {
         }
         if summary.certificates.isEmpty { lines.append(profileRow("Certificates", "none readable")) }
         if case .object(let entitlements) = summary.entitlements {
-            let keys = entitlements.keys.sorted()
-            let width = min(keys.map(\.count).max() ?? 0, 44)
-            for (index, key) in keys.enumerated() {
-                let value = entitlements[key].map(inline) ?? ""
+            let sorted = entitlements.sorted { $0.key < $1.key }
+            let width = min(sorted.map(\.key.count).max() ?? 0, 44)
+            for (index, (key, value)) in sorted.enumerated() {
                 lines.append(profileRow(
                     index == 0 ? "Entitlements" : "",
-                    escaped(key.padding(toLength: max(width, key.count), withPad: " ", startingAt: 0) + "  " + value)))
+                    escaped(key.padding(toLength: max(width, key.count), withPad: " ", startingAt: 0) + "  " + inline(value))))
             }
         }
         let container = summary.container
-        lines.append(profileRow("Container", "\(container.encoding), \(container.digestAlgorithms.joined(separator: ", "))"
-            + (container.signedBy.isEmpty ? "" : ", signed by \(container.signedBy.joined(separator: ", "))")
+        lines.append(profileRow("Container", escaped("\(container.encoding), \(container.digestAlgorithms.joined(separator: ", "))"
+            + (container.signedBy.isEmpty ? "" : ", signed by \(container.signedBy.joined(separator: ", "))"))
             + " (signature not verified)"))
         lines.append("")
         lines.append(contentsOf: findings(summary.findings, style: style))
@@ -62,12 +61,12 @@ extension TextRendering {
         case .number(let number): String(number)
         case .bool(let flag): flag ? "true" : "false"
         case .array(let items): "[" + items.map(inline).joined(separator: ", ") + "]"
-        case .object(let object): "{" + object.keys.sorted().map { "\($0): \(object[$0].map(inline) ?? "")" }.joined(separator: ", ") + "}"
+        case .object(let object): "{" + object.sorted { $0.key < $1.key }.map { "\($0.key): \(inline($0.value))" }.joined(separator: ", ") + "}"
         }
     }
 
     /// A labelled row of `profile show` (its labels are wider than the report's).
     private static func profileRow(_ label: String, _ value: String) -> String {
-        "  " + label.padding(toLength: 13, withPad: " ", startingAt: 0) + value
+        row(label, value, width: 13)
     }
 }

@@ -100,8 +100,9 @@ public enum TextRendering {
         return parts.joined(separator: ", ")
     }
 
-    private static func row(_ label: String, _ value: String) -> String {
-        "  " + label.padding(toLength: 11, withPad: " ", startingAt: 0) + value
+    /// "  label      value", the label padded to `width`.
+    static func row(_ label: String, _ value: String, width: Int = 11) -> String {
+        "  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + value
     }
 
     /// `text` safe to print on a terminal: C0 and C1 control characters and DEL (escape

@@ -59,18 +59,20 @@ import Testing
         #expect(text.contains("            \u{1B}[2msigned by Apple Distribution: Example, expires 2035-01-01T00:00:00Z\u{1B}[0m"))
     }
 
-    static func profile(appStore: Bool = false, certificates: Bool = true) -> ProfileSummary {
-        ProfileSummary(
-            file: "/p/x.mobileprovision", name: "Ad\u{7}Hoc", uuid: "1234-ABCD", appIdName: "X",
-            appIdentifier: "ABCDE12345.com.example.*", appIdKind: .partialWildcard, wildcard: true,
+    /// `hostile`: every other string the profile's signer chose carries a terminal escape too.
+    static func profile(appStore: Bool = false, certificates: Bool = true, hostile: Bool = false) -> ProfileSummary {
+        let escape = hostile ? "\u{1B}[2J" : ""
+        return ProfileSummary(
+            file: "/p/x.mobileprovision", name: "Ad\u{7}Hoc", uuid: "1234-ABCD" + escape, appIdName: "X",
+            appIdentifier: "ABCDE12345.com.example.*", appIdKind: .partialWildcard,
             applicationIdentifierPrefix: ["ABCDE12345"], teamId: "ABCDE12345", teamName: "Example Ltd",
-            platforms: ["iOS", "xrOS"], creationDate: judged, expirationDate: judged, expired: true, timeToLive: 365,
-            kind: appStore ? .appstore : .adhoc, deviceCount: 1, devices: ["00008030-001"], provisionsAllDevices: false, xcodeManaged: false,
+            platforms: ["iOS", "xrOS" + escape], creationDate: judged, expirationDate: judged, expired: true, timeToLive: 365,
+            kind: appStore ? .appstore : .adhoc, devices: ["00008030-001"], provisionsAllDevices: false, xcodeManaged: false,
             entitlements: .object([
                 "application-identifier": .string("ABCDE12345.com.example.*"),
                 "get-task-allow": .bool(false),
                 "keychain-access-groups": .array([.string("ABCDE12345.*"), .integer(7)]),
-                "nested": .object(["b": .number(1.5), "a": .string("x")]),
+                "nested": .object(["b": .number(1.5), "a": .string("x" + escape)]),
             ]),
             certificates: certificates ? [
                 ProfileSummary.Certificate(
@@ -82,7 +84,8 @@ import Testing
                     notValidBefore: judged, notValidAfter: judged, expired: true, sha1: "01"),
             ] : [],
             container: ProfileSummary.Container(
-                encoding: "DER", digestAlgorithms: ["SHA-256"], signerCount: 1, signedBy: ["Apple iPhone OS Provisioning Profile Signing"],
+                encoding: "DER", digestAlgorithms: ["SHA-256" + escape], signerCount: 1,
+                signedBy: ["Apple iPhone OS Provisioning Profile Signing" + escape],
                 contentChunks: 1),
             findings: [Finding(code: "X_EXPIRED", severity: .error, message: "the profile expired")])
     }
@@ -107,6 +110,14 @@ import Testing
             Findings: 1 error, 0 warnings
               error   X_EXPIRED: the profile expired
             """)
+    }
+
+    /// The UUID, platforms, entitlement values, digest algorithms and container signers are the
+    /// profile's signer's strings: none reaches the terminal as an escape.
+    @Test func profileShowEscapesEveryStringOfTheProfile() {
+        let text = TextRendering.profile(Self.profile(hostile: true), style: Self.plain)
+        #expect(!text.unicodeScalars.contains("\u{1B}"), "\(text.debugDescription)")
+        #expect(text.contains("1234-ABCD\\u{1B}[2J"))
     }
 
     @Test func profileShowTextWithoutCertificatesForAStoreProfile() {
