@@ -139,7 +139,10 @@ public struct BundleInfo: Sendable {
     }
 
     /// The folder name, e.g. `Share.appex`.
-    public var folderName: String {
+    public var folderName: String { Self.folderName(of: path) }
+
+    /// The last component of a bundle's path, e.g. `Share.appex` of `Payload/A.app/PlugIns/Share.appex`.
+    public static func folderName(of path: String) -> String {
         path.split(separator: "/").last.map(String.init) ?? path
     }
 }

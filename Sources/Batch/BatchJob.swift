@@ -145,7 +145,7 @@ public struct BatchJob: Sendable {
             // A report made before the failure (its JSON file could not be written) still says
             // what was found.
             return BatchResult(
-                input: input, exitCode: code, outcome: report.map { .failedAfterReport($0, failure) } ?? .failure(failure),
+                input: input, exitCode: code, outcome: InputOutcome(stoppedBy: failure, after: report),
                 output: nil, seconds: seconds(), iconThumbnail: icon, signedBundles: nil)
         }
         let exitCode: Int32

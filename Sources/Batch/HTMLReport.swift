@@ -1,3 +1,4 @@
+import AppBundle
 import Checks
 import FormatSupport
 import Foundation
@@ -137,7 +138,7 @@ public struct HTMLReport: Sendable {
         }
 
         // App: display name, then the input.
-        let name = app?.name ?? app.map { Self.folderName($0.path) }
+        let name = app?.name ?? app.map { BundleInfo.folderName(of: $0.path) }
         html.cell(sort: (name ?? result.input.name).lowercased()) { html in
             if let name {
                 html.raw("<div class=\"name\">")
@@ -204,7 +205,7 @@ public struct HTMLReport: Sendable {
                 }
                 if profiles.count > 1 || profile.bundlePath != app?.path {
                     html.raw(" <span class=\"dim\">")
-                    html.text(Self.folderName(profile.bundlePath))
+                    html.text(BundleInfo.folderName(of: profile.bundlePath))
                     html.raw("</span>")
                 }
                 if let identifier = profile.appIdentifier {
@@ -227,7 +228,7 @@ public struct HTMLReport: Sendable {
         html.cell(sort: String(findingRank), class: "findings") { html in
             var items: [(severity: Severity, code: String, message: String, remedy: String?)] = []
             // The failure first, then what a report made before it found.
-            let (failure, findings) = Self.parts(result.outcome)
+            let (failure, findings) = (result.outcome.failure, result.outcome.report?.findings ?? [])
             if let failure {
                 items.append((.error, failure.code, failure.message, Self.remedy(forExitCode: result.exitCode)))
             }
@@ -278,13 +279,13 @@ public struct HTMLReport: Sendable {
             html.raw("<ul>")
             for bundle in bundles {
                 html.raw("<li>")
-                html.text(Self.folderName(bundle.path))
+                html.text(BundleInfo.folderName(of: bundle.path))
                 html.raw(" <span class=\"dim\">")
                 html.text((bundle.signature?.hashTypes ?? []).joined(separator: ", "))
                 html.raw("</span>")
                 if let profile = profiles[bundle.path] {
                     html.raw("<div class=\"dim mono\">")
-                    html.text("profile " + (profile.file.map(Self.folderName) ?? "?") + " (\(profile.source.rawValue))")
+                    html.text("profile " + (profile.file.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "?") + " (\(profile.source.rawValue))")
                     html.raw("</div>")
                 }
                 html.raw("</li>")
@@ -293,22 +294,12 @@ public struct HTMLReport: Sendable {
         }
     }
 
-    /// What an input's findings column lists: the error that stopped it, if one did, and the
-    /// findings of its report, if one was made.
-    private static func parts(_ outcome: InputOutcome) -> (failure: InputFailure?, findings: [Finding]) {
-        switch outcome {
-        case .report(let report): (nil, report.findings)
-        case .failure(let failure): (failure, [])
-        case .failedAfterReport(let report, let failure): (failure, report.findings)
-        }
-    }
-
     /// Every code found, how many apps have it, and what to do about it; a click filters by it.
     private func codeTable(_ results: [BatchResult], into html: inout HTMLBuilder) {
         var apps: [String: (severity: Severity, count: Int, remedy: String?)] = [:]
         for result in results {
             var seen: Set<String> = []
-            let (failure, findings) = Self.parts(result.outcome)
+            let (failure, findings) = (result.outcome.failure, result.outcome.report?.findings ?? [])
             if let failure, seen.insert(failure.code).inserted {
                 apps[failure.code, default: (.error, 0, Self.remedy(forExitCode: result.exitCode))].count += 1
             }
@@ -365,10 +356,6 @@ public struct HTMLReport: Sendable {
         case ExitStatus.internalError: "An internal error of ipawrap: please report it with the input."
         default: nil
         }
-    }
-
-    private static func folderName(_ path: String) -> String {
-        path.split(separator: "/").last.map(String.init) ?? path
     }
 
     // MARK: Page resources

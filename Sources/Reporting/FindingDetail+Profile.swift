@@ -219,7 +219,7 @@ public enum ProfileDetail: Sendable, Hashable {
                 + "to match the App ID."
         case .missing(let bundlePath, let bundleIdentifier?, _, _, _):
             "Pass --profile \(bundleIdentifier)=PATH, put the profile for App ID TEAM.\(bundleIdentifier) in --profiles-dir, "
-                + "or embed it as \(Self.folderName(bundlePath))/embedded.mobileprovision."
+                + "or embed it as \(BundleInfo.folderName(of: bundlePath))/embedded.mobileprovision."
         case .dataProtectionWeaker(_, let appID, _, _), .dataProtectionNotGranted(_, let appID, _):
             "Enable Data Protection (Complete Protection) for the App ID \(appID) in the Apple Developer portal and "
                 + "regenerate the profile."
@@ -239,14 +239,9 @@ public enum ProfileDetail: Sendable, Hashable {
         return code.installError
     }
 
-    /// A bundle's folder name (`Share.appex`), as `BundleInfo.folderName` reads it from its path.
-    static func folderName(_ bundlePath: String) -> String {
-        bundlePath.split(separator: "/").last.map(String.init) ?? bundlePath
-    }
-
     /// The folder name without its extension (`Share` for `Share.appex`): a name to suggest under the container's ID.
     static func suggestedSuffix(_ bundlePath: String) -> String {
-        let name = folderName(bundlePath)
+        let name = BundleInfo.folderName(of: bundlePath)
         guard let dot = name.lastIndex(of: ".") else { return name }
         return String(name[..<dot])
     }

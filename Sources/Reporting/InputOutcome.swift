@@ -14,12 +14,18 @@ public enum InputOutcome: Sendable, Equatable {
     /// The outcome of the two optionals a batch record writes (`report`, `failure`); nil when
     /// both are nil, which no run writes.
     public init?(report: Report?, failure: InputFailure?) {
-        switch (report, failure) {
-        case let (report?, failure?): self = .failedAfterReport(report, failure)
-        case let (report?, nil): self = .report(report)
-        case let (nil, failure?): self = .failure(failure)
-        case (nil, nil): return nil
+        if let failure {
+            self.init(stoppedBy: failure, after: report)
+        } else if let report {
+            self = .report(report)
+        } else {
+            return nil
         }
+    }
+
+    /// An input `failure` stopped, after its `report` was made or before any was.
+    public init(stoppedBy failure: InputFailure, after report: Report?) {
+        self = report.map { .failedAfterReport($0, failure) } ?? .failure(failure)
     }
 
     /// The report, when one was made.

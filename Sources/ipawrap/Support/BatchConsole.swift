@@ -78,11 +78,7 @@ final class BatchConsole: BatchEventSink {
         case .failed: style.red(label)
         }
         var parts: [String] = []
-        let (report, failure): (Report?, InputFailure?) = switch result.outcome {
-        case .report(let report): (report, nil)
-        case .failure(let failure): (nil, failure)
-        case .failedAfterReport(let report, let failure): (report, failure)
-        }
+        let (report, failure) = (result.outcome.report, result.outcome.failure)
         if let report {
             let app = report.app
             var about = app.name ?? app.path.split(separator: "/").last.map(String.init) ?? app.path
