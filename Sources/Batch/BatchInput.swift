@@ -153,7 +153,7 @@ public enum InputDiscovery {
             let absolute = relative.isEmpty ? folder : join(folder, relative)
             let names = try entryNames(of: absolute, below: folder, search: &search)
             var subfolders: [String] = []
-            for name in names.sorted(by: bytewise) where !name.hasPrefix(".") {
+            for name in names.sorted(by: { $0.precedesInUTF8Order($1) }) where !name.hasPrefix(".") {
                 try search.tick(folder)
                 let child = relative.isEmpty ? name : relative + "/" + name
                 let path = join(folder, child)
@@ -176,7 +176,7 @@ public enum InputDiscovery {
             // Depth first, in order: the stack takes the last pushed first.
             pending.append(contentsOf: subfolders.reversed().map { ($0, depth + 1) })
         }
-        return result.sorted(by: bytewise)
+        return result.sorted { $0.precedesInUTF8Order($1) }
     }
 
     /// The names in the folder `path` (without `.` and `..`), read one by one so that a folder of
@@ -198,11 +198,6 @@ public enum InputDiscovery {
 
     public static func join(_ folder: String, _ relative: String) -> String {
         folder.hasSuffix("/") ? folder + relative : folder + "/" + relative
-    }
-
-    /// Byte order of the UTF-8 names: the same on every machine and locale.
-    static func bytewise(_ a: String, _ b: String) -> Bool {
-        a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     static func reason(_ error: Error) -> String {

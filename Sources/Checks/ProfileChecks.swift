@@ -88,7 +88,7 @@ enum ProfileChecks {
             findings.append(Finding(
                 .profile(.wildcardAppID(
                     profile: reference, bundlePath: bundle?.path, appID: appID.rawValue, teamPrefix: appID.prefix,
-                    bundleIdentifier: bundle?.bundleIdentifier, stem: appID.kind == .fullWildcard ? nil : appID.wildcardStem ?? "",
+                    bundleIdentifier: bundle?.bundleIdentifier, stem: appID.kind == .fullWildcard ? nil : appID.wildcardStem,
                     accepted: allowWildcard, grantsPushNotifications: profile.entitlements["aps-environment"] != nil)),
                 at: file, severity: allowWildcard ? .warning : .error))
         }

@@ -112,7 +112,7 @@ public struct DEREntitlements: Sendable, Equatable {
 
     /// The keys in UTF-8 byte order, recursively.
     private static func sortedKeys(_ dictionary: PropertyListDictionary) -> PropertyListDictionary {
-        let order = dictionary.keys.indices.sorted { dictionary.keys[$0].utf8.lexicographicallyPrecedes(dictionary.keys[$1].utf8) }
+        let order = dictionary.keys.indices.sorted { dictionary.keys[$0].precedesInUTF8Order(dictionary.keys[$1]) }
         return PropertyListDictionary(order.map { index in
             let value = dictionary.values[index]
             return (dictionary.keys[index], sortedKeys(value))

@@ -76,7 +76,7 @@ public struct AppFolder: Sendable {
         var walk = Walk(archive: path, limits: limits, afterListing: afterListing)
         try walk.add(folder: appFolder, as: "Payload/" + appName)
         entries = [ArchiveEdits.Addition(name: "Payload/", content: .directory, permissions: 0o755)]
-            + walk.entries.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+            + walk.entries.sorted { $0.name.precedesInUTF8Order($1.name) }
         newestModification = walk.newestModification
         clock = walk.clock
     }

@@ -87,7 +87,7 @@ public struct PropertyListDictionary: Sendable {
             storage.sortedness = Storage.isSorted(storage.keys) ? .sorted : .unsorted
         }
         if storage.sortedness == .sorted {
-            let position = storage.keys.partitioningIndex { utf16Precedes(key, $0) }
+            let position = storage.keys.partitioningIndex { key.precedesInUTF16Order($0) }
             storage.insert(key, value, at: position)
         } else {
             storage.insert(key, value, at: storage.keys.count)
@@ -102,7 +102,7 @@ public struct PropertyListDictionary: Sendable {
             storage.values[position] = value
             return
         }
-        if storage.sortedness == .sorted, let last = storage.keys.last, !utf16Precedes(last, key) {
+        if storage.sortedness == .sorted, let last = storage.keys.last, !last.precedesInUTF16Order(key) {
             storage.sortedness = .unsorted
         }
         storage.insert(key, value, at: storage.keys.count)
@@ -118,7 +118,7 @@ public struct PropertyListDictionary: Sendable {
 
     /// A copy with keys in `CFStringCompare` order, as `plutil` writes them (this level only).
     public func sortedByKey() -> PropertyListDictionary {
-        let order = storage.keys.indices.sorted { utf16Precedes(storage.keys[$0], storage.keys[$1]) }
+        let order = storage.keys.indices.sorted { storage.keys[$0].precedesInUTF16Order(storage.keys[$1]) }
         return PropertyListDictionary(keys: order.map { storage.keys[$0] }, values: order.map { storage.values[$0] })
     }
 
@@ -244,7 +244,7 @@ public struct PropertyListDictionary: Sendable {
         static func isSorted(_ keys: [String]) -> Bool {
             var previous: String?
             for key in keys {
-                if let previous, !utf16Precedes(previous, key) { return false }
+                if let previous, !previous.precedesInUTF16Order(key) { return false }
                 previous = key
             }
             return true
@@ -346,11 +346,6 @@ func exactlyEqual(_ lhs: String, _ rhs: String) -> Bool {
         return result
     }
     return lhs.utf8.elementsEqual(rhs.utf8)
-}
-
-/// `CFStringCompare` order without options: lexicographic by UTF-16 code unit.
-func utf16Precedes(_ lhs: String, _ rhs: String) -> Bool {
-    lhs.precedesInUTF16Order(rhs)
 }
 
 extension Array {

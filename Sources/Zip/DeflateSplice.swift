@@ -1,5 +1,6 @@
 import CZlib
 import Deflate
+import FormatSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -222,12 +223,6 @@ public enum DeflateSplice {
             initialized = complete ? expected.count : 0
         }
         guard complete else { return false }
-        return inflated.withUnsafeBytes { a in
-            expected.withUnsafeBytes { b in
-                guard a.count == b.count else { return false }
-                guard let first = a.baseAddress, let second = b.baseAddress else { return a.count == 0 }
-                return memcmp(first, second, a.count) == 0
-            }
-        }
+        return inflated.withUnsafeBufferPointer { a in expected.withUnsafeBufferPointer { b in ByteComparison.equal(a, b) } }
     }
 }

@@ -15,12 +15,6 @@ enum ArgumentValues {
         if let date = day.date(from: text) { return date }
         throw ValidationError("expects YYYY-MM-DD or an ISO 8601 date and time")
     }
-
-    /// `--toolkit-version X.Y.Z`. Its refusal keeps its own code, `TOOLKIT_VERSION_INVALID`: the
-    /// parser keeps the error a transform throws, and `IPAWrap.parseAndRun` reports it by its code.
-    static func toolkitVersion(_ text: String) throws(ToolkitVersionError) -> ToolkitVersion {
-        try ToolkitVersion(option: text)
-    }
 }
 
 /// `--profile [BUNDLE_ID=]PATH`: a provisioning profile for the main app, or for the nested bundle

@@ -10,7 +10,9 @@ import ToolData
 struct CheckOptionGroup: ParsableArguments {
     @Option(help: ArgumentHelp(
         "The toolkit version an embedded MDX SDK must match (default: Templates/toolkit.json).", valueName: "X.Y.Z"),
-        transform: ArgumentValues.toolkitVersion)
+        // Its refusal keeps its own code, `TOOLKIT_VERSION_INVALID`: the parser keeps the error a
+        // transform throws, and `IPAWrap.parseAndRun` reports it by its code.
+        transform: ToolkitVersion.init(option:))
     var toolkitVersion: ToolkitVersion?
 
     @OptionGroup var templates: TemplateOptions
