@@ -86,8 +86,8 @@ public enum ResourceDiscrepancy: Sendable, Equatable, CustomStringConvertible {
 /// files only) and `files2` from `rules2` (`hashTypes` digests, symlinks, nested code), with
 /// Apple's iOS rules by default.
 ///
-/// Two steps, so the caller can hash entries however it streams them: `requests(for:…)` says
-/// what to compute, `build(for:…facts:)` assembles the seal.
+/// Two steps, so the caller can hash entries however it streams them: `plan(for:…)` decides the
+/// rules and says what to compute (`Plan.requests`), `build(_:facts:)` assembles the seal.
 public struct CodeResourcesBuilder: Sendable {
     public var rules: [ResourceRule]
     public var rules2: [ResourceRule]
@@ -113,13 +113,6 @@ public struct CodeResourcesBuilder: Sendable {
         public let requests: [ResourceRequest]
     }
 
-    /// What must be computed for `entries` (files' digests, nested code's cdhash), in path order.
-    public func requests(
-        for entries: [ResourceEntry], mainExecutable: String?, clock: WorkClock = .unlimited
-    ) throws(CodeSignatureError) -> [ResourceRequest] {
-        try plan(for: entries, mainExecutable: mainExecutable, clock: clock).requests
-    }
-
     /// The rules' decisions for `entries` and the requests they make.
     public func plan(
         for entries: [ResourceEntry], mainExecutable: String?, clock: WorkClock = .unlimited
@@ -143,13 +136,6 @@ public struct CodeResourcesBuilder: Sendable {
             requests.append(ResourceRequest(path: path, need: nested.contains(path) ? .nestedCode(digests: types) : .digests(types)))
         }
         return Plan(version1: version1, version2: version2, requests: requests)
-    }
-
-    /// The seal for `entries`, given the answers to `requests(for:…)` by path.
-    public func build(
-        for entries: [ResourceEntry], mainExecutable: String?, facts: [String: ResourceFacts], clock: WorkClock = .unlimited
-    ) throws(CodeSignatureError) -> CodeResources {
-        try build(plan(for: entries, mainExecutable: mainExecutable, clock: clock), facts: facts)
     }
 
     /// The seal `plan` decided, given the answers to its requests by path.

@@ -74,9 +74,8 @@ struct XcodeSeal {
         let builder = CodeResourcesBuilder(
             rules: try #require(resources.rules), rules2: try #require(resources.rules2), hashTypes: hashTypes)
         let entries = try BundleOnDisk.entries(of: app)
-        let requests = try builder.requests(for: entries, mainExecutable: mainExecutable)
-        let built = try builder.build(
-            for: entries, mainExecutable: mainExecutable, facts: try BundleOnDisk.facts(for: requests, in: app))
+        let plan = try builder.plan(for: entries, mainExecutable: mainExecutable)
+        let built = try builder.build(plan, facts: try BundleOnDisk.facts(for: plan.requests, in: app))
         let present = { (seal: CodeResources.Seal) in !trimmed.contains(seal.path) }
         #expect(built.files == resources.files?.filter(present))
         #expect(built.files2 == resources.files2?.filter(present))
@@ -259,11 +258,11 @@ struct CodeResourcesTests {
         #expect(decisions.map(\.isNested) == [true, true, false, true, true])
 
         let builder = CodeResourcesBuilder(rules: rules, rules2: rules, hashTypes: [.sha256])
-        let requests = try builder.requests(for: entries, mainExecutable: nil)
-        #expect(requests.map(\.path) == ["Frameworks/Headers/Kit.h", "Frameworks/Kit.framework", "Frameworks/libswiftCore.dylib", "PlugIns/Share.appex"])
+        let plan = try builder.plan(for: entries, mainExecutable: nil)
+        #expect(plan.requests.map(\.path) == ["Frameworks/Headers/Kit.h", "Frameworks/Kit.framework", "Frameworks/libswiftCore.dylib", "PlugIns/Share.appex"])
         let digest = [UInt8](repeating: 7, count: 32)
         let resources = try builder.build(
-            for: entries, mainExecutable: nil,
+            plan,
             facts: [
                 // A file under a nested rule that is not code is sealed by its digests.
                 "Frameworks/Headers/Kit.h": .digests([.sha1: Array(digest.prefix(20)), .sha256: digest]),
@@ -305,8 +304,10 @@ struct CodeResourcesTests {
         let entries = [Self.file("Frameworks/Kit.framework/Kit")]
         let cdhash = [UInt8](repeating: 7, count: 20)
         let sealed = "identifier \"com.example.Kit\" and anchor apple generic"
-        let resources = try CodeResourcesBuilder(rules: rules, rules2: rules, hashTypes: [.sha256]).build(
-            for: entries, mainExecutable: nil, facts: ["Frameworks/Kit.framework": .nestedCode(cdhash: cdhash, requirement: sealed)])
+        let builder = CodeResourcesBuilder(rules: rules, rules2: rules, hashTypes: [.sha256])
+        let resources = try builder.build(
+            try builder.plan(for: entries, mainExecutable: nil),
+            facts: ["Frameworks/Kit.framework": .nestedCode(cdhash: cdhash, requirement: sealed)])
         func check(_ requirement: String) throws -> [ResourceDiscrepancy] {
             try resources.discrepancies(
                 for: entries, mainExecutable: nil,
