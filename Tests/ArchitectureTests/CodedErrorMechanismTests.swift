@@ -13,9 +13,10 @@ import TestSupport
         "TemplateDirectoryError": "its caller decides the category of one code (usage for --templates, I/O when searched)",
     ]
 
-    /// `struct|enum|class|actor Name: …CodedError…` where the conformance is `CodedError` itself.
+    /// `struct|enum|class|actor Name: …CodedError…`, or `extension Name: …CodedError…`, where the
+    /// conformance is `CodedError` itself.
     static let declaration = try? NSRegularExpression(
-        pattern: #"^\s*(?:public |package |internal |private |fileprivate )?(?:final )?(?:struct|enum|class|actor) (\w+)(?:<[^>]*>)?:([^{]*)\{"#)
+        pattern: #"^\s*(?:public |package |internal |private |fileprivate )?(?:final )?(?:struct|enum|class|actor|extension) (\w+)(?:<[^>]*>)?:([^{]*)\{"#)
 
     /// The types declared in `text` that conform to `CodedError` directly.
     static func directConformers(in text: String) -> [String] {
@@ -55,7 +56,9 @@ import TestSupport
             struct C: ReasonCodedError, Equatable {
             public typealias D = InputError<R>
             public protocol E: CodedError {
+            extension F: CodedError {}
+            extension G: Equatable {
             """
-        #expect(Self.directConformers(in: text) == ["A", "B"])
+        #expect(Self.directConformers(in: text) == ["A", "B", "F"])
     }
 }

@@ -20,7 +20,7 @@ import XMLSupport
             (.folderTooLarge("f", limit: 1), "BATCH_FOLDER_TOO_LARGE", .invalidInput),
             (.folderTimeLimit("f", seconds: 1), "BATCH_FOLDER_TIME_LIMIT", .invalidInput),
         ]
-        #expect(errors.count == BatchInputError.Reason.allCases.count)
+        #expect(Set(errors.map(\.0.reason)) == Set(BatchInputError.Reason.allCases), "one row per reason")
         for (error, code, category) in errors {
             #expect(error.code == code && error.category == category, "\(error)")
         }
@@ -36,7 +36,7 @@ import XMLSupport
             (.shardsMissing(shards: ["2/2"], results: 1, inputs: 2), "BATCH_REPORT_SHARD_MISSING"),
             (.noResults(files: ["a"]), "BATCH_REPORT_NO_RESULTS"),
         ]
-        #expect(errors.count == BatchMergeError.Reason.allCases.count)
+        #expect(Set(errors.map(\.0.reason)) == Set(BatchMergeError.Reason.allCases), "one row per reason")
         for (error, code) in errors {
             #expect(error.code == code && error.category == .invalidInput, "\(error)")
         }

@@ -220,12 +220,7 @@ import Testing
                 // Whole pages, at most a chunk; a short page only at the end of a slice's code.
                 #expect(pages.count <= SigningLayout.chunkSize)
                 if hashed.count > (pageCounts.last ?? 0), let last = hashed.last { #expect(last.count == 16384) }
-                var start = pages.startIndex
-                while start < pages.endIndex {
-                    let end = min(start + 16384, pages.endIndex)
-                    hashed.append(Array(pages[start..<end]))
-                    start = end
-                }
+                SigningLayout.forEachPage(of: Array(pages), pageSize: 16384) { hashed.append(Array($0)) }
             },
             signature: { slice in
                 pageCounts.append(hashed.count)

@@ -7,34 +7,15 @@ import TestSupport
 /// then the executable, and nothing is written.
 @Suite struct ExecutableSigningOrderTests {
     /// The signing test app with its executable's bytes replaced by `executable` and, when
-    /// `damagedResource`, one more resource whose recorded CRC is wrong (Python's zipfile writes
-    /// it; both CRC fields are then flipped in place).
+    /// `damagedResource`, one more resource whose declared CRC is wrong.
     static func app(executable: [UInt8], damagedResource: Bool, in scratch: ScratchDirectory) throws -> String {
         var builder = SignCommandTests.app()
         builder.executable = executable
-        let base = try scratch.write("base.ipa", builder.bytes())
-        guard damagedResource else { return base }
-        let output = scratch.path("damaged.ipa")
-        let script = """
-            import shutil, struct, sys, zipfile
-            shutil.copy(sys.argv[1], sys.argv[2])
-            name = "Payload/Sample.app/damaged.txt"
-            with zipfile.ZipFile(sys.argv[2], "a", zipfile.ZIP_DEFLATED) as z:
-                z.writestr(name, b"resource bytes " * 100)
-            with zipfile.ZipFile(sys.argv[2]) as z:
-                info = z.getinfo(name)
-            data = bytearray(open(sys.argv[2], "rb").read())
-            local = info.header_offset
-            central = data.rfind(b"PK\\x01\\x02" + data[local + 4:local + 8])
-            while data[central + 46:central + 46 + len(name)] != name.encode():
-                central = data.rfind(b"PK\\x01\\x02", 0, central)
-            for at in (local + 14, central + 16):
-                data[at] ^= 0xFF
-            open(sys.argv[2], "wb").write(data)
-            """
-        let result = try Command.run("python3", ["-c", script, base, output])
-        try #require(result.status == 0, "\(result.stderr)")
-        return output
+        if damagedResource {
+            let bytes = Array(String(repeating: "resource bytes ", count: 100).utf8)
+            builder.files["damaged.txt"] = IPABuilder.File(data: bytes, declaredCRC: ~ZipBuilder.crc32(bytes))
+        }
+        return try scratch.write(damagedResource ? "damaged.ipa" : "base.ipa", builder.bytes())
     }
 
     @Test func anExecutableThatIsNotMachOIsRefusedAfterTheResources() throws {

@@ -9,11 +9,14 @@ public struct IPABuilder: Sendable {
         public var data: [UInt8]
         public var mode: UInt16
         public var symlinkTarget: String?
+        /// The CRC-32 both headers declare, when it is not the data's (a damaged entry).
+        public var declaredCRC: UInt32?
 
-        public init(data: [UInt8], mode: UInt16 = 0o100644, symlinkTarget: String? = nil) {
+        public init(data: [UInt8], mode: UInt16 = 0o100644, symlinkTarget: String? = nil, declaredCRC: UInt32? = nil) {
             self.data = data
             self.mode = mode
             self.symlinkTarget = symlinkTarget
+            self.declaredCRC = declaredCRC
         }
     }
 
@@ -170,6 +173,7 @@ public struct IPABuilder: Sendable {
             entry.localExtra = stamp
             entry.centralExtra = stamp
             (entry.dosTime, entry.dosDate) = (dosTime, dosDate)
+            if let crc = file.declaredCRC { (entry.localCRC, entry.centralCRC) = (crc, crc) }
             zip.entries.append(entry)
         }
 

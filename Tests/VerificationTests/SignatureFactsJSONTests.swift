@@ -125,7 +125,20 @@ struct SignatureFactsJSONTests {
         #expect(SignedCodeKind(name: "kext") == nil)
     }
 
-    @Test func bothReportsShareOneSchemaVersion() {
-        #expect(VerificationReport(input: "A.ipa", verifiedAt: Self.expiry, bundles: [], findings: []).schemaVersion == Report.currentSchemaVersion)
+    /// The version both kinds of report write: verify's JSON carries the same `schemaVersion`
+    /// as check's, under the same key.
+    @Test func bothReportsWriteOneSchemaVersion() throws {
+        func written<Value: Encodable>(_ value: Value) throws -> Int? {
+            let object = try JSONSerialization.jsonObject(with: try ReportJSON.encoder().encode(value)) as? [String: Any]
+            return object?["schemaVersion"] as? Int
+        }
+        let verification = VerificationReport(input: "A.ipa", verifiedAt: Self.expiry, bundles: [], findings: [])
+        #expect(try written(verification) == Report.currentSchemaVersion)
+        let check = Report(
+            tool: Report.Tool(name: "ipawrap", version: "1.0"), input: Report.Input(path: "A.ipa", size: 1, sha256: nil, entries: 1),
+            app: Report.App(
+                path: "Payload/A.app", bundleId: nil, name: nil, version: nil, build: nil, minimumOS: nil, infoPlistFormat: .xml,
+                executable: nil))
+        #expect(try written(verification) == (try written(check)))
     }
 }
