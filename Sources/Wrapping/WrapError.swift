@@ -1,29 +1,15 @@
 import FormatSupport
 
-/// Why a wrap request cannot start.
-public enum WrapError: ReasonCodedError, Equatable {
-    /// The stable code a user can search for.
-    public enum Reason: String, ErrorReason, CaseIterable {
-        case policyFileUnreadable = "POLICY_FILE_UNREADABLE"
+/// Why a wrap request cannot start: a sentence and the file it concerns.
+public typealias WrapError = InputError<WrapErrorReason>
 
-        public var category: ErrorCategory {
-            switch self {
-            case .policyFileUnreadable: .io
-            }
-        }
-    }
+/// The stable code a user can search for.
+public enum WrapErrorReason: String, ErrorReason, CaseIterable {
+    case policyFileUnreadable = "POLICY_FILE_UNREADABLE"
 
-    case policyFileUnreadable(String, reason: String)
-
-    public var reason: Reason {
+    public var category: ErrorCategory {
         switch self {
-        case .policyFileUnreadable: .policyFileUnreadable
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .policyFileUnreadable(let path, let reason): "\(path): the policy file cannot be read: \(reason)"
+        case .policyFileUnreadable: .io
         }
     }
 }

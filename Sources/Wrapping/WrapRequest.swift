@@ -71,7 +71,7 @@ public struct WrapRequest: Sendable {
             do {
                 bytes = try FileByteSource.wholeFile(file, limit: PolicyDocument.readLimit)
             } catch {
-                throw WrapError.policyFileUnreadable(file, reason: error.detail)
+                throw WrapError(.policyFileUnreadable, "the policy file cannot be read: \(error.detail)", file: file)
             }
             let schema = try toolData.templates.loadSchema()
             policy = try inLocation(file) { try PolicyTemplate(bytes: bytes, schema: schema) }

@@ -55,7 +55,7 @@ import XMLSupport
     }
 
     @Test func policyWrapAndFormatErrorsKeepTheirCodes() {
-        let unreadable = WrapError.policyFileUnreadable("p.xml", reason: "No such file or directory")
+        let unreadable = WrapError(.policyFileUnreadable, "the policy file cannot be read: No such file or directory", file: "p.xml")
         #expect(unreadable.code == "POLICY_FILE_UNREADABLE" && unreadable.category == .io)
         #expect(unreadable.description == "p.xml: the policy file cannot be read: No such file or directory")
         let serialization = PolicySerializationError(message: "m")
