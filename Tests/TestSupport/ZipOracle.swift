@@ -85,6 +85,16 @@ json.dump(out, sys.stdout)
         return try JSONDecoder().decode([Entry].self, from: Data(result.stdout.utf8))
     }
 
+    /// One entry's bytes as Python's `zipfile` reads them (inflated by zlib, its CRC checked).
+    public static func read(_ name: String, of archive: String) throws -> [UInt8] {
+        let result = try Command.run(
+            "python3", ["-c", "import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).hex())", archive, name])
+        guard result.status == 0 else {
+            throw OracleError(message: "python3 zipfile could not read \(name) of \(archive): \(result.stderr)")
+        }
+        return Entry.unhex(result.stdout)
+    }
+
     /// Writes `output`: `source` with every entry under `prefix` replaced by those of
     /// `alternative` (rewritten by Python's `zipfile`, deflated), e.g. one signed framework swapped
     /// for another.
