@@ -36,8 +36,8 @@ public struct MergedBatch: Sendable {
     /// one whole run, `FileReadError` (exit 74) for a file that cannot be read.
     public static func merge(files: [String]) throws -> MergedBatch {
         var reference: (run: BatchRun, file: String, line: Int)?
-        /// Each shard's file, and its records by index.
-        var shards: [String: (file: String, run: BatchRun, records: [Int: BatchRecord])] = [:]
+        /// Each shard's file, and its results by index.
+        var shards: [String: (file: String, run: BatchRun, records: [Int: BatchResult])] = [:]
         var byIndex: [Int: (shard: String, name: String)] = [:]
         for file in files {
             try readRecords(of: file) { record, line in
@@ -58,7 +58,7 @@ public struct MergedBatch: Sendable {
                 if let shardOfRun = run.shard, Shard.index(of: record.name, count: shardOfRun.count) != shardOfRun.index {
                     throw BatchMergeError.notBatchOutput(place, reason: "\(record.name) is not an input of shard \(shardOfRun)")
                 }
-                guard record.outcome != nil else {
+                guard let result = record.result else {
                     throw BatchMergeError.notBatchOutput(place, reason: "its report and failure are both null")
                 }
                 var entry = shards[shard] ?? (file, run, [:])
@@ -72,7 +72,7 @@ public struct MergedBatch: Sendable {
                     throw BatchMergeError.notBatchOutput(place, reason: "input \(record.index) is \(earlier.name) in shard \(earlier.shard)")
                 }
                 byIndex[record.index] = (shard, record.name)
-                entry.records[record.index] = record
+                entry.records[record.index] = result
                 shards[shard] = entry
             }
         }
@@ -88,8 +88,8 @@ public struct MergedBatch: Sendable {
             let missing = (1...count).map { "\($0)/\(count)" }.filter { shards[$0] == nil }
             throw BatchMergeError.shardsMissing(shards: missing, results: found, inputs: total)
         }
-        let records = shards.values.flatMap(\.records.values).sorted { $0.index < $1.index }
-        return MergedBatch(run: reference.run.whole, results: records.compactMap(\.result), shards: shards.count)
+        let results = shards.values.flatMap(\.records.values).sorted { $0.input.index < $1.input.index }
+        return MergedBatch(run: reference.run.whole, results: results, shards: shards.count)
     }
 
     /// Writes the HTML report of the merged run atomically, as the run's `--report` would.
