@@ -11,12 +11,7 @@ extension TextRendering {
             let state = !signature.signed ? style.red("unsigned") : bundle.intact ? style.green("intact") : style.red("broken")
             var text = "  \(bundle.kind.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(escaped(bundle.path))  \(state)"
             if signature.signed {
-                var facts: [String] = []
-                if let identifier = bundle.identifier { facts.append(escaped(identifier)) }
-                facts.append(signature.adHoc ? "ad hoc" : "team \(escaped(signature.teamId ?? "?"))")
-                if let cdhash = signature.cdhash { facts.append("cdhash \(cdhash)") }
-                if !signature.hashTypes.isEmpty { facts.append(signature.hashTypes.joined(separator: "+")) }
-                text += "  " + facts.joined(separator: ", ")
+                text += "  " + ((bundle.identifier.map { [escaped($0)] } ?? []) + signatureParts(signature)).joined(separator: ", ")
             }
             lines.append(text)
             if let certificate = signature.certificate {

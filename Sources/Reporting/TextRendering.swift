@@ -91,13 +91,19 @@ public enum TextRendering {
     /// escaped for the terminal.
     public static func describe(_ signature: SignatureFacts) -> String {
         guard signature.signed else { return "unsigned" }
-        var parts = [signature.adHoc ? "ad hoc" : "signed, team \(escaped(signature.teamId ?? "?"))"]
-        if let cdhash = signature.cdhash { parts.append("cdhash \(cdhash)") }
-        if !signature.hashTypes.isEmpty { parts.append(signature.hashTypes.joined(separator: "+")) }
+        var parts = signatureParts(signature)
         if let certificate = signature.certificate {
             parts.append("by \(escaped(certificate.subject)) (expires \(ReportJSON.timestamp(certificate.notValidAfter)))")
         }
-        return parts.joined(separator: ", ")
+        return (signature.adHoc ? "" : "signed, ") + parts.joined(separator: ", ")
+    }
+
+    /// "team T" or "ad hoc", then "cdhash …" and the hash types ("SHA-1+SHA-256"), escaped.
+    static func signatureParts(_ signature: SignatureFacts) -> [String] {
+        var parts = [signature.adHoc ? "ad hoc" : "team \(escaped(signature.teamId ?? "?"))"]
+        if let cdhash = signature.cdhash { parts.append("cdhash \(cdhash)") }
+        if !signature.hashTypes.isEmpty { parts.append(signature.hashTypes.joined(separator: "+")) }
+        return parts
     }
 
     /// "  label      value", the label padded to `width`.
