@@ -9,7 +9,9 @@ extension TextRendering {
         for bundle in report.bundles {
             let signature = bundle.facts
             let state = !signature.signed ? style.red("unsigned") : bundle.intact ? style.green("intact") : style.red("broken")
-            var text = "  \(bundle.kind.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(escaped(bundle.path))  \(state)"
+            // Padded, never cut: `padding(toLength:)` truncates, and "executable" is one longer.
+            let kind = bundle.kind.name
+            var text = "  \(kind.padding(toLength: max(9, kind.count), withPad: " ", startingAt: 0)) \(escaped(bundle.path))  \(state)"
             if signature.signed {
                 text += "  " + ((bundle.identifier.map { [escaped($0)] } ?? []) + signatureParts(signature)).joined(separator: ", ")
             }

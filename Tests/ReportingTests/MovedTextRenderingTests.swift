@@ -42,7 +42,7 @@ import Testing
               framework Payload/A.app/Frameworks/K.framework  broken  com.example.k, ad hoc, cdhash ffee, SHA-256
               app       Payload/A.app  intact  com.example.a, team ABCDE12345, cdhash 0a1b, SHA-1+SHA-256
                         signed by Apple Distribution: Example, expires 2035-01-01T00:00:00Z
-              executabl Payload/A.app/tool  intact  team ?
+              executable Payload/A.app/tool  intact  team ?
                         signed by CN=Someone, expires 2035-01-01T00:00:00Z
 
             Findings: 1 error, 0 warnings
