@@ -31,9 +31,15 @@ public enum ArchiveSigner {
     }
 
     /// The edits of `edits(signing:…)` and what each bundle was signed with.
+    ///
+    /// - Parameters:
+    ///   - early: an early copy into the output these edits will be written to with `repack`
+    ///     options, started once the outermost bundle's executable has its new length: the
+    ///     entries after it are copied to where they will go while the resources are hashed
+    ///     (`RepackForecast`).
     public static func sign(
         _ archive: AppArchive, profiles: [BundleProfile], applying edits: ArchiveEdits = ArchiveEdits(),
-        request: SigningRequest
+        request: SigningRequest, startingEarly early: EarlyCopy? = nil, repack: RepackOptions = RepackOptions()
     ) throws -> SignedArchive {
         let identity = request.identity
         if let problem = identity.validityProblem(at: request.signingTime) { throw problem }
@@ -50,9 +56,12 @@ public enum ArchiveSigner {
         var signed: [String: SignedBundle] = [:]
         for bundle in bundles {
             try archive.checkLimits()
+            // Only the last bundle signed changes nothing after its executable but its own seal.
+            let outermost = bundle.path == bundles.last?.path
             signed[bundle.path] = try sign(
                 bundle, looseCode: looseCode[bundle.path] ?? [], profile: profilesByPath[bundle.path], tree: &tree,
-                signer: signer, request: request)
+                signer: signer, request: request,
+                early: outermost ? early.map { EarlyStart(copy: $0, edits: edits, options: repack) } : nil)
         }
         return SignedArchive(
             edits: tree.edits(keeping: edits), bundles: archive.allBundles.compactMap { signed[$0.path] },
@@ -60,9 +69,18 @@ public enum ArchiveSigner {
             certificateExpiry: identity.certificate.notValidAfter)
     }
 
+    /// An early copy to start once the executable's length is known, with what the output will
+    /// be written from.
+    private struct EarlyStart {
+        let copy: EarlyCopy
+        /// The edits signing was asked to apply.
+        let edits: ArchiveEdits
+        let options: RepackOptions
+    }
+
     private static func sign(
         _ bundle: BundleInfo, looseCode: [LooseCode], profile: BundleProfile?, tree: inout BundleTree, signer: CodeSigner,
-        request: SigningRequest
+        request: SigningRequest, early: EarlyStart?
     ) throws -> SignedBundle {
         guard let identifier = bundle.bundleIdentifier else {
             throw SigningError(
@@ -108,12 +126,14 @@ public enum ArchiveSigner {
         // hashed here; its signature waits for CodeResources. What fails is thrown in the order it
         // always was: the resources first, then the executable.
         let resources = PendingResources()
+        let resourcesPath = prefix + "_CodeSignature/CodeResources"
         let executable = tree.isFile(executablePath)
             ? ExecutableSigning(
                 tree: tree, path: executablePath, signer: signer,
                 inputs: CodeSigningInputs(
                     identifier: identifier, infoPlist: try tree.bytes(at: prefix + "Info.plist"),
-                    codeResources: { try resources.wait() }, entitlements: entitlements))
+                    codeResources: { try resources.wait() }, entitlements: entitlements,
+                    laidOut: early.flatMap { startingCopy($0, tree: tree, executable: executablePath, seal: resourcesPath) }))
             : nil
         let sealed: [UInt8]
         do {
@@ -128,7 +148,7 @@ public enum ArchiveSigner {
             throw error
         }
         resources.deliver(sealed)
-        tree.set(prefix + "_CodeSignature/CodeResources", bytes: sealed)
+        tree.set(resourcesPath, bytes: sealed)
 
         guard let outcome = executable?.finish(), let signed = try outcome.get() else {
             throw SigningError(
@@ -139,6 +159,24 @@ public enum ArchiveSigner {
         return SignedBundle(
             path: bundle.path, identifier: identifier, cdhash: signed.code.cdhash,
             hashTypes: signed.file.slices.first.map(CodeSigner.hashTypes) ?? [])
+    }
+
+    /// What starts `early`'s copy once the executable's new length is known: the output's entries
+    /// after the executable forecast from the edits as they will be, with the executable's bytes
+    /// and the seal's still to come. Nil when nothing can be forecast (the executable is deflated,
+    /// so its size depends on its signature's bytes).
+    private static func startingCopy(
+        _ early: EarlyStart, tree: BundleTree, executable: String, seal: String
+    ) -> (@Sendable (UInt64) -> Void)? {
+        var placeholders = tree
+        placeholders.set(executable, bytes: [], revising: true)
+        placeholders.set(seal, bytes: [])
+        guard let forecast = try? RepackForecast.make(
+                tree.archive, edits: placeholders.edits(keeping: early.edits), options: early.options,
+                pending: executable, unknown: [seal])
+        else { return nil }
+        let starter = early.copy.starter
+        return { length in starter.start(forecast.segments(pendingLength: length)) }
     }
 
     /// Signs a bundle's loose code (dylibs, helpers). Each file is signed on its own, so the

@@ -22,6 +22,9 @@ struct CodeSigningInputs: Sendable {
     var codeResources: (@Sendable () throws -> [UInt8])?
     /// The entitlements (slots 5 and 7); nil for frameworks and dylibs.
     var entitlements: SignedEntitlements?
+    /// Told the signed file's length as soon as its layout is decided, before any page is hashed
+    /// (an early copy places the archive's later entries after it: `RepackForecast`).
+    var laidOut: (@Sendable (UInt64) -> Void)?
 }
 
 /// The entitlements a bundle is signed with, in both encodings.
@@ -91,6 +94,7 @@ struct CodeSigner: Sendable {
             sizes.append(estimate)
         }
         let layout = try SigningLayout(file: file, signatureSizes: sizes)
+        inputs.laidOut?(layout.size)
         var slotOne: [[UInt8]?] = []
         for slice in file.slices {
             slotOne.append(inputs.bindsEmbeddedInfoPlist ? try Self.embeddedInfoPlist(of: slice, from: &source) : inputs.infoPlist)

@@ -33,10 +33,14 @@ public enum Resigner {
         guard !inspection.report.hasErrors else {
             return Outcome(report: inspection.report, written: false, outputSize: nil, signedBundles: nil)
         }
+        let zip = inspection.archive.archive.zip
+        // The entries after the main executable are copied to where they go while the resources are hashed.
+        let early = EarlyCopy(zip, destination: output, startingNow: false)
         let signed = try ArchiveSigner.sign(
-            inspection.archive, profiles: profiles(inspection.profileAssignments), request: signing)
+            inspection.archive, profiles: profiles(inspection.profileAssignments), request: signing, startingEarly: early,
+            repack: repack)
         let summary = try ArchiveWriter.repack(
-            inspection.archive.archive.zip, to: output, edits: signed.edits, options: repack, verifying: ArchiveWriter.verifyingIPA)
+            zip, to: output, edits: signed.edits, options: repack, verifying: ArchiveWriter.verifyingIPA, continuing: early)
         return Outcome(
             report: inspection.report, written: true, outputSize: summary.outputSize,
             signedBundles: reportBundles(signed, of: inspection.archive))

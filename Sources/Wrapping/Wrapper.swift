@@ -40,10 +40,10 @@ public enum Wrapper {
 
         let opened = try IPAArchive(path: request.input, limits: request.limits, folderPacking: .deflated)
         // The unchanged entries' copy runs in the kernel on the second core while the checks read
-        // the app on this one. Not when signing: its edits replace the executables, early in the
-        // archive, and its hashing wants both cores.
-        let early = request.format == .ipa && request.signing == nil
-            ? EarlyCopy(opened.zip, destination: request.output) : nil
+        // the app on this one. When signing, the entries move by the executable's new size: the
+        // signer starts the copy once it knows that (`RepackForecast`).
+        let early = request.format == .ipa
+            ? EarlyCopy(opened.zip, destination: request.output, startingNow: request.signing == nil) : nil
         let inspection = try Inspector.inspect(
             opened, path: request.input, options: request.checks, toolData: request.toolData, tool: tool)
         var report = inspection.report
@@ -80,7 +80,8 @@ public enum Wrapper {
         var signedBundles: [Report.Bundle]?
         if let signing = request.signing {
             let signed = try ArchiveSigner.sign(
-                archive, profiles: Resigner.profiles(inspection.profileAssignments), applying: edits, request: signing)
+                archive, profiles: Resigner.profiles(inspection.profileAssignments), applying: edits, request: signing,
+                startingEarly: early, repack: request.repack)
             edits = signed.edits
             signedBundles = Resigner.reportBundles(signed, of: archive)
         }

@@ -164,3 +164,14 @@ public struct RepackRequestError: ReasonCodedError, Equatable {
         }
     }
 }
+
+extension NewEntryTimestamp {
+    /// The Unix time of the entries a repack of `archive` adds (nil: a new archive, whose
+    /// newest entry is the earliest DOS time).
+    func unixTime(in archive: ZipArchive?) -> Int64 {
+        switch self {
+        case .latestInArchive: (archive?.store.table.latestModification ?? .earliest).secondsSince1970
+        case .secondsSince1970(let seconds): seconds
+        }
+    }
+}

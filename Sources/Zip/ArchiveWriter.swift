@@ -66,13 +66,7 @@ public enum ArchiveWriter {
         verifying: Verification?, early: EarlyCopy?
     ) throws -> RepackSummary {
         let plan = try RepackPlan(archive: archive, edits: edits)
-        let timestamp: Int64
-        switch options.timestamp {
-        case .latestInArchive:
-            timestamp = (archive.store.table.latestModification ?? .earliest).secondsSince1970
-        case .secondsSince1970(let seconds):
-            timestamp = seconds
-        }
+        let timestamp = options.timestamp.unixTime(in: archive)
 
         var position: UInt64 = 0
         var newOffsets = [UInt64](repeating: 0, count: archive.store.table.count)
@@ -80,45 +74,36 @@ public enum ArchiveWriter {
         // 1. Unchanged entries, in file order (usually the directory's), contiguous runs in one copy
         // each; an entry replaced in place is written where the old one was.
         var replacementRecords: [Int: [UInt8]] = [:]
-        let inPlace = plan.kept + plan.replacedInPlace.keys.map { archive.entries[$0] }
-        let ordered = inPlace.sorted { ($0.localHeaderOffset, $0.index) < ($1.localHeaderOffset, $1.index) }
-        // An early copy wrote the input's bytes at the same offsets: the output's while its first
-        // run of copied entries starts at the input's first byte. The copy stops (and its thread
-        // is joined) before anything else is written.
-        let reused = early?.finish(keeping: firstRunLength(ordered, replacedInPlace: plan.replacedInPlace)) ?? 0
+        let ordered = plan.inFileOrder(archive)
+        let steps = RepackPlan.steps(ordered, replacedInPlace: plan.replacedInPlace)
+        // An early copy wrote runs where this repack puts them: the input's bytes at the same offsets
+        // while the first run starts at the input's first byte, or where a forecast placed the runs
+        // after a replacement. The copy stops (and its thread is joined) before anything is written.
+        early?.finish(firstRunLength: steps.firstRunLength)
+        var reused: UInt64 = 0
         // Replacements (re-signed binaries) are compressed ahead of their turn, on every core.
         var replacements = NewEntryEncoder.Lookahead(
-            ordered.compactMap { entry in plan.replacedInPlace[entry.index].map { (entry.index, $0) } },
+            steps.compactMap { step in step.replacement.map { ($0.entry.index, $0.added) } },
             level: options.compressionLevel, destination: out.destination, archive: archive)
-        var run: (start: UInt64, end: UInt64)?
-        func flushRun() throws {
-            if let current = run {
-                let length = current.end - current.start
-                let done = position == 0 && current.start == 0 ? min(reused, length) : 0
-                try copyRange(from: archive, offset: current.start + done, length: length - done, to: out, at: position + done)
+        for step in steps {
+            switch step {
+            case .run(let start, let end, let members):
+                for member in members {
+                    newOffsets[ordered[member].index] = position + (ordered[member].localHeaderOffset - start)
+                }
+                let length = end - start
+                let done = early?.copied(inputOffset: start, outputOffset: position, length: length) ?? 0
+                reused += done
+                try copyRange(from: archive, offset: start + done, length: length - done, to: out, at: position + done)
                 position += length
-            }
-            run = nil
-        }
-        for entry in ordered {
-            if let replacement = plan.replacedInPlace[entry.index] {
-                try flushRun()
+            case .replacement(let entry, let replacement):
                 let written = try NewEntryEncoder.write(
                     replacement, encoded: try replacements.encoded(entry.index), at: position, to: out, unixTime: timestamp,
                     level: options.compressionLevel, checkLimits: archive.checkLimits)
                 replacementRecords[entry.index] = written.centralRecord
                 position = written.end
-                continue
             }
-            if let current = run, current.end == entry.localHeaderOffset {
-                run = (current.start, entry.endOffset)
-            } else {
-                try flushRun()
-                run = (entry.localHeaderOffset, entry.endOffset)
-            }
-            newOffsets[entry.index] = position + (entry.localHeaderOffset - (run?.start ?? entry.localHeaderOffset))
         }
-        try flushRun()
         try archive.checkLimits()
 
         let limits = archive.limits.admitting(plan.added)
@@ -137,18 +122,6 @@ public enum ArchiveWriter {
             removedEntries: plan.removedCount, outputSize: length, earlyCopiedBytes: reused)
     }
 
-    /// The length of the run of copied entries that starts the output when it also starts the
-    /// input (offset 0), as the loop in `write` gathers runs; 0 when the output starts otherwise.
-    private static func firstRunLength(_ ordered: [ArchiveEntry], replacedInPlace: [Int: RepackPlan.Added]) -> UInt64 {
-        guard let first = ordered.first, first.localHeaderOffset == 0, replacedInPlace[first.index] == nil else { return 0 }
-        var end = first.endOffset
-        for entry in ordered.dropFirst() {
-            guard entry.localHeaderOffset == end, replacedInPlace[entry.index] == nil else { break }
-            end = entry.endOffset
-        }
-        return end
-    }
-
     /// Writes a new archive holding only `additions` (sorted by name, parent folders first).
     /// - Parameter clock: the deadline the writing must meet (`ARCHIVE_TIME_LIMIT`).
     @discardableResult
@@ -157,10 +130,7 @@ public enum ArchiveWriter {
         clock: WorkClock = .unlimited, verify: ((String) throws -> Void)? = nil
     ) throws -> RepackSummary {
         let added = try RepackPlan.entries(for: additions).values.sorted { $0.name < $1.name }
-        let timestamp: Int64 = switch options.timestamp {
-        case .latestInArchive: DOSTimestamp.earliest.secondsSince1970
-        case .secondsSince1970(let seconds): seconds
-        }
+        let timestamp = options.timestamp.unixTime(in: nil)
         let out = try AtomicOutputFile(destination: output)
         let length = try finish(
             out, at: 0, copying: nil, added: added, comment: [], unixTime: timestamp, options: options,
@@ -438,6 +408,48 @@ struct RepackPlan {
         self.removedCount = removed.subtracting(replaced).count
     }
 
+    /// The kept entries and those replaced in place, in the order of their local headers (usually
+    /// the directory's): the order a repack writes them in.
+    func inFileOrder(_ archive: ZipArchive) -> [ArchiveEntry] {
+        let inPlace = kept + replacedInPlace.keys.map { archive.entries[$0] }
+        return inPlace.sorted { ($0.localHeaderOffset, $0.index) < ($1.localHeaderOffset, $1.index) }
+    }
+
+    /// What a repack writes, in order.
+    enum Step {
+        /// Kept entries one after another in the input, `[start, end)`, copied in one go;
+        /// `members`: their positions in the order the steps were made from.
+        case run(start: UInt64, end: UInt64, members: Range<Int>)
+        /// An entry replaced in place.
+        case replacement(entry: ArchiveEntry, added: Added)
+
+        var replacement: (entry: ArchiveEntry, added: Added)? {
+            if case .replacement(let entry, let added) = self { (entry, added) } else { nil }
+        }
+    }
+
+    /// The steps of a repack of `ordered` (`inFileOrder`): runs of contiguous kept entries, and
+    /// the replacements between them.
+    static func steps(_ ordered: [ArchiveEntry], replacedInPlace: [Int: Added]) -> [Step] {
+        var steps: [Step] = []
+        var run: (start: UInt64, end: UInt64, first: Int)?
+        for (position, entry) in ordered.enumerated() {
+            if let current = run, replacedInPlace[entry.index] != nil || current.end != entry.localHeaderOffset {
+                steps.append(.run(start: current.start, end: current.end, members: current.first..<position))
+                run = nil
+            }
+            if let replacement = replacedInPlace[entry.index] {
+                steps.append(.replacement(entry: entry, added: replacement))
+            } else if let current = run {
+                run = (current.start, entry.endOffset, current.first)
+            } else {
+                run = (entry.localHeaderOffset, entry.endOffset, position)
+            }
+        }
+        if let current = run { steps.append(.run(start: current.start, end: current.end, members: current.first..<ordered.count)) }
+        return steps
+    }
+
     /// The UTF-8 flag convention of an archive's non-ASCII folders, decided once per folder.
     struct NameConventions {
         let archive: ZipArchive
@@ -576,6 +588,14 @@ struct RepackPlan {
         default:
             throw RepackRequestError(.unreadableSource(path, reason: "it is not a regular file, folder or symlink"))
         }
+    }
+}
+
+extension [RepackPlan.Step] {
+    /// The length of the run that starts the output when it also starts the input (offset 0);
+    /// 0 when the output starts otherwise.
+    var firstRunLength: UInt64 {
+        if case .run(start: 0, let end, _)? = first { end } else { 0 }
     }
 }
 

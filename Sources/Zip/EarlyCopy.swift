@@ -5,43 +5,93 @@ import Foundation
 import OutputFiles
 import Synchronization
 
-/// A repack's in-kernel copy of the input, started on a second thread before the edits are known.
+/// A repack's in-kernel copy of input ranges into the unpublished output, made on a thread of its
+/// own before the writer gets to them.
 ///
 /// `wrap` spends its first part reading and checking the app on one core, then its second part
 /// copying the unchanged entries (most of the archive) in the kernel. The two do not depend on
 /// each other until the edits are decided, so the copy starts as soon as the archive is open:
-/// the input's bytes from offset 0 up to its central directory go, raw, into the unpublished
-/// output. `ArchiveWriter.repack(…, continuing:)` then keeps what agrees with its own first run
-/// of copied entries (the same bytes at the same offsets) and writes the rest as usual.
+/// the input's bytes from offset 0 up to its central directory go, raw, into the output at the
+/// same offsets.
 ///
-/// It is only ever an optimisation: it never makes an output appear, never reports an error (a
-/// failed early copy leaves the writer to copy, and to report, as it would have), and an output
-/// abandoned because the checks failed is discarded like any other (`AtomicOutputFile`).
+/// Signing changes entries early in the archive (the profile, the executable), so the entries
+/// after them move; where they go is known once the executable's new size is (`forecast`,
+/// `Starter`), long before its signature, which waits for every resource to be hashed. The copy
+/// of those entries then runs while the resources are hashed, instead of after.
+///
+/// `ArchiveWriter.repack(…, continuing:)` keeps what agrees with its own runs of copied entries
+/// (a segment that starts where a run starts, in both files) and writes everything else as usual,
+/// so the copy is only ever an optimisation: it never makes an output appear, never reports an
+/// error (a failed or mistaken early copy leaves the writer to copy, and to report, as it would
+/// have), and an output abandoned because the checks failed is discarded like any other
+/// (`AtomicOutputFile`).
 public final class EarlyCopy {
+    /// Input bytes copied to an output offset.
+    public struct Segment: Sendable, Equatable {
+        public var inputOffset: UInt64
+        public var outputOffset: UInt64
+        public var length: UInt64
+
+        public init(inputOffset: UInt64, outputOffset: UInt64, length: UInt64) {
+            self.inputOffset = inputOffset
+            self.outputOffset = outputOffset
+            self.length = length
+        }
+    }
+
     /// The output the copy writes into; the writer publishes it or abandons it.
     let output: AtomicOutputFile
     /// The archive copied from.
     let source: ZipArchive
-    private let progress: Progress
-    /// Bytes copied, once the thread has stopped.
-    private var copiedWhenJoined: UInt64?
+    /// Starts the copy, from any thread; once.
+    public let starter: Starter
+    /// Bytes copied per segment, once the thread has stopped.
+    private var copiedWhenJoined: [(segment: Segment, copied: UInt64)]?
     /// Whether a repack has taken the output (it publishes and closes it: one use only).
     private var taken = false
 
     /// What the copying thread shares with the writer.
-    private final class Progress: Sendable {
+    fileprivate final class Progress: Sendable {
         struct State {
-            /// Bytes copied, from offset 0 of both files.
-            var copied: UInt64 = 0
-            /// Where the copy is to stop; lowered to stop it early.
-            var limit: UInt64
+            var segments: [Segment] = []
+            /// Bytes copied, by segment.
+            var copied: [UInt64] = []
+            var started = false
+            /// Set when the writer joins: a copy not started by then never starts.
+            var stopping = false
+            /// Same-offset segments (`inputOffset == outputOffset`) end here; lowered to stop early.
+            var sameOffsetLimit: UInt64 = .max
+            /// Nothing more is copied: the output is abandoned.
+            var cancelled = false
         }
 
-        let state: Mutex<State>
+        let state = Mutex(State())
         let finished = DispatchSemaphore(value: 0)
+    }
 
-        init(limit: UInt64) {
-            state = Mutex(State(limit: limit))
+    /// Starts the copy of segments decided on another thread (the signer's, once the executable's
+    /// size is known); only descriptors and the shared progress cross to the copying thread.
+    public struct Starter: Sendable {
+        fileprivate let progress: Progress
+        fileprivate let input: Int32
+        fileprivate let output: Int32
+
+        /// Copies `segments`, in order, on a new thread; nothing once the writer has joined, or
+        /// when a copy was started already.
+        public func start(_ segments: [Segment]) {
+            let begins = progress.state.withLock { state in
+                guard !state.started, !state.stopping, !segments.isEmpty else { return false }
+                state.started = true
+                state.segments = segments
+                state.copied = Array(repeating: 0, count: segments.count)
+                return true
+            }
+            guard begins else { return }
+            let (progress, input, output) = (progress, input, output)
+            Thread.detachNewThread {
+                EarlyCopy.copy(from: input, to: output, progress: progress)
+                progress.finished.signal()
+            }
         }
     }
 
@@ -49,13 +99,15 @@ public final class EarlyCopy {
     /// milliseconds).
     static let slice: UInt64 = 8 << 20
 
-    /// Starts copying `archive` into a new unpublished output for `destination`; nil, and nothing
-    /// made, when the writer should do all of it itself: the destination is the input, exists as
-    /// something other than a regular file (a FIFO is opened only when the output is sure), or
-    /// cannot be created now (the writer reports that error when it is its turn), or its file
-    /// system cannot make unnamed files (a hidden named one would then exist, and could be left
-    /// by an interrupted run, for the whole of the checks).
-    public init?(_ archive: ZipArchive, destination: String) {
+    /// Makes a new unpublished output for `destination` and, unless `startingNow` is false (the
+    /// segments are given later, to `starter`), starts copying `archive` into it at the same
+    /// offsets, up to its central directory. Nil, and nothing made, when the writer should do all
+    /// of it itself: the destination is the input, exists as something other than a regular file
+    /// (a FIFO is opened only when the output is sure), or cannot be created now (the writer
+    /// reports that error when it is its turn), or its file system cannot make unnamed files (a
+    /// hidden named one would then exist, and could be left by an interrupted run, for the whole
+    /// of the checks).
+    public init?(_ archive: ZipArchive, destination: String, startingNow: Bool = true) {
         guard archive.centralDirectoryOffset > 0 else { return nil }
         var target = stat()
         if FileSystem.stat(destination, &target) == 0 {
@@ -64,14 +116,10 @@ public final class EarlyCopy {
         guard let output = try? AtomicOutputFile(destination: destination), output.isUnnamed else { return nil }
         self.output = output
         self.source = archive
-        let progress = Progress(limit: archive.centralDirectoryOffset)
-        self.progress = progress
         // Only descriptors cross to the thread; `self` keeps both files open until it has joined.
-        let input = archive.file.descriptor
-        let written = output.descriptor
-        Thread.detachNewThread {
-            Self.copy(from: input, to: written, progress: progress)
-            progress.finished.signal()
+        self.starter = Starter(progress: Progress(), input: archive.file.descriptor, output: output.descriptor)
+        if startingNow {
+            starter.start([Segment(inputOffset: 0, outputOffset: 0, length: archive.centralDirectoryOffset)])
         }
     }
 
@@ -84,35 +132,70 @@ public final class EarlyCopy {
     }
 
     deinit {
-        _ = finish(keeping: 0)
+        progress.state.withLock { $0.cancelled = true }
+        finish(firstRunLength: 0)
     }
 
-    /// Stops the copy after `length` bytes (it may have gone a slice beyond them; the writer
-    /// overwrites or cuts those), waits for the thread, and returns how many of the first
-    /// `length` bytes are in the output.
-    func finish(keeping length: UInt64) -> UInt64 {
-        if let copiedWhenJoined { return min(copiedWhenJoined, length) }
-        progress.state.withLock { $0.limit = min($0.limit, length) }
-        progress.finished.wait()
-        let copied = progress.state.withLock { $0.copied }
-        copiedWhenJoined = copied
-        return min(copied, length)
+    /// Stops the copy of what the writer cannot use: the same offsets in both files hold the
+    /// same entries only up to the end of the output's first run, `firstRunLength` (the copy
+    /// may have gone a slice beyond; the writer overwrites or cuts that). Then waits for the
+    /// thread to copy the rest (the segments of a forecast are the writer's own runs).
+    func finish(firstRunLength: UInt64) {
+        guard copiedWhenJoined == nil else { return }
+        let started = progress.state.withLock { state in
+            state.stopping = true
+            state.sameOffsetLimit = min(state.sameOffsetLimit, firstRunLength)
+            return state.started
+        }
+        if started { progress.finished.wait() }
+        copiedWhenJoined = progress.state.withLock { state in
+            zip(state.segments, state.copied).map { ($0, min($1, Self.usableLength($0, limit: state.sameOffsetLimit))) }
+        }
+    }
+
+    /// Bytes of the output's run of `length` bytes at `outputOffset`, copied from `inputOffset`,
+    /// that the copy wrote (from the run's start), once `finish` has joined it.
+    func copied(inputOffset: UInt64, outputOffset: UInt64, length: UInt64) -> UInt64 {
+        guard
+            let done = copiedWhenJoined?.first(where: {
+                $0.segment.inputOffset == inputOffset && $0.segment.outputOffset == outputOffset
+            })
+        else { return 0 }
+        return min(done.copied, length)
+    }
+
+    /// Bytes copied in all, once joined (for tests).
+    var copiedBytes: UInt64 { copiedWhenJoined?.reduce(0) { $0 + $1.copied } ?? 0 }
+
+    private var progress: Progress { starter.progress }
+
+    /// How much of `segment` may be copied: a same-offset one up to `limit`.
+    private static func usableLength(_ segment: Segment, limit: UInt64) -> UInt64 {
+        guard segment.inputOffset == segment.outputOffset else { return segment.length }
+        return segment.inputOffset >= limit ? 0 : min(segment.length, limit - segment.inputOffset)
     }
 
     private static func copy(from input: Int32, to output: Int32, progress: Progress) {
-        var inputOffset: Int64 = 0
-        var outputOffset: Int64 = 0
-        while true {
-            let left = progress.state.withLock { $0.limit > $0.copied ? $0.limit - $0.copied : 0 }
-            guard left > 0 else { return }
-            let copied = ipawrap_copy_file_range(input, &inputOffset, output, &outputOffset, min(left, slice))
-            if copied > 0 {
-                progress.state.withLock { $0.copied += UInt64(copied) }
-            } else if copied < 0 && errno == EINTR {
-                continue
-            } else {
-                // The end of the file, or a file system without in-kernel copies: the writer does it.
-                return
+        let segments = progress.state.withLock { $0.segments }
+        for (index, segment) in segments.enumerated() {
+            var inputOffset = Int64(segment.inputOffset)
+            var outputOffset = Int64(segment.outputOffset)
+            while true {
+                let left = progress.state.withLock { state -> UInt64 in
+                    guard !state.cancelled else { return 0 }
+                    let usable = usableLength(segment, limit: state.sameOffsetLimit)
+                    return usable > state.copied[index] ? usable - state.copied[index] : 0
+                }
+                guard left > 0 else { break }
+                let copied = ipawrap_copy_file_range(input, &inputOffset, output, &outputOffset, min(left, slice))
+                if copied > 0 {
+                    progress.state.withLock { $0.copied[index] += UInt64(copied) }
+                } else if copied < 0 && errno == EINTR {
+                    continue
+                } else {
+                    // The end of the file, or a file system without in-kernel copies: the writer does it.
+                    return
+                }
             }
         }
     }

@@ -200,7 +200,7 @@ enum NewEntryEncoder {
         return Encoded(method: 8, crc: crc, compressedSize: UInt64(deflated.count), uncompressedSize: size, data: deflated)
     }
 
-    private static func headerSize(_ entry: RepackPlan.Added, unixTime: Int64) -> UInt64 {
+    static func headerSize(_ entry: RepackPlan.Added, unixTime: Int64) -> UInt64 {
         // The data starts after a local header whose size is known before the data is.
         UInt64(ZipRecordWriter.localHeader(
             name: entry.name.bytes, flags: entry.nameFlags, method: 0, timestamp: DOSTimestamp(secondsSince1970: unixTime),

@@ -7,10 +7,13 @@ import TestSupport
 /// then the executable, and nothing is written.
 @Suite struct ExecutableSigningOrderTests {
     /// The signing test app with its executable's bytes replaced by `executable` and, when
-    /// `damagedResource`, one more resource whose declared CRC is wrong.
+    /// `damagedResource`, one more resource whose declared CRC is wrong. The executable is stored,
+    /// so the copy of the entries after it has started when the resources fail
+    /// (`EarlyTailCopyTests`): it must leave nothing.
     static func app(executable: [UInt8], damagedResource: Bool, in scratch: ScratchDirectory) throws -> String {
         var builder = SignCommandTests.app()
         builder.executable = executable
+        builder.storesExecutable = true
         if damagedResource {
             let bytes = Array(String(repeating: "resource bytes ", count: 100).utf8)
             builder.files["damaged.txt"] = IPABuilder.File(data: bytes, declaredCRC: ~ZipBuilder.crc32(bytes))
@@ -40,5 +43,6 @@ import TestSupport
         #expect(result.status == 65, "\(result.stdout)\(result.stderr)")
         #expect(result.stderr.contains("error[ARCHIVE_DATA_ERROR]") && result.stderr.contains("damaged.txt"), "\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: output))
+        #expect(!scratch.listing().contains { $0.contains("signed") }, "no output, hidden or not, is left: \(scratch.listing())")
     }
 }

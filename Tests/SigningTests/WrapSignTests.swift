@@ -5,9 +5,13 @@ import Zip
 
 /// `wrap --sign` is `wrap` then `sign`, in one archive write.
 @Suite struct WrapSignTests {
-    @Test func wrapSignEqualsWrapThenSignByteForByte() throws {
+    /// With a stored executable too, whose later entries both paths copy early (`EarlyTailCopyTests`).
+    @Test(arguments: [false, true])
+    func wrapSignEqualsWrapThenSignByteForByte(storedExecutable: Bool) throws {
         let scratch = try ScratchDirectory("wrap-sign")
-        let input = try scratch.write("Sample.ipa", SignCommandTests.app().bytes())
+        var app = SignCommandTests.app()
+        app.storesExecutable = storedExecutable
+        let input = try scratch.write("Sample.ipa", app.bytes())
         let profiles = try SignCommandTests.profileArguments(scratch)
         let signing = ["--signing-time", SignCommandTests.signingTime]
             + (try SignCommandTests.identityArguments(.openssl, scratch)) + profiles

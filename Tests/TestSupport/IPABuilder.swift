@@ -11,12 +11,17 @@ public struct IPABuilder: Sendable {
         public var symlinkTarget: String?
         /// The CRC-32 both headers declare, when it is not the data's (a damaged entry).
         public var declaredCRC: UInt32?
+        /// Written without compression (symlinks always are).
+        public var stored: Bool
 
-        public init(data: [UInt8], mode: UInt16 = 0o100644, symlinkTarget: String? = nil, declaredCRC: UInt32? = nil) {
+        public init(
+            data: [UInt8], mode: UInt16 = 0o100644, symlinkTarget: String? = nil, declaredCRC: UInt32? = nil, stored: Bool = false
+        ) {
             self.data = data
             self.mode = mode
             self.symlinkTarget = symlinkTarget
             self.declaredCRC = declaredCRC
+            self.stored = stored
         }
     }
 
@@ -48,6 +53,9 @@ public struct IPABuilder: Sendable {
     /// Files outside `Payload/`, relative to the archive root.
     public var rootFiles: [String: File] = [:]
     public var executable: [UInt8]? = IPABuilder.executable()
+    /// The executable's entry is stored, as a zipper writes a file deflate cannot shrink
+    /// (encrypted or random bytes).
+    public var storesExecutable = false
     /// `embedded.mobileprovision`: by default the committed test profile whose App ID is the
     /// bundle ID (`ProfileBuilder.committedProfile(for:)`), as a real build embeds; nil for none.
     public var profile: [UInt8]?
@@ -169,7 +177,7 @@ public struct IPABuilder: Sendable {
             parents(of: path)
             var entry = ZipBuilder.Entry(
                 name: Array(path.utf8), data: file.data, mode: file.mode,
-                compression: file.symlinkTarget != nil ? .stored : .deflate)
+                compression: file.symlinkTarget != nil || file.stored ? .stored : .deflate)
             entry.localExtra = stamp
             entry.centralExtra = stamp
             (entry.dosTime, entry.dosDate) = (dosTime, dosDate)
@@ -182,7 +190,7 @@ public struct IPABuilder: Sendable {
         let plistBytes = try rawInfoPlist ?? PropertyList(root: .dictionary(info), format: infoPlistFormat).serialized()
         file(app + "Info.plist", File(data: plistBytes, mode: 0o100644))
         file(app + "PkgInfo", File(data: Array("APPL????".utf8), mode: 0o100644))
-        if let executable { file(app + appName, File(data: executable, mode: 0o100755)) }
+        if let executable { file(app + appName, File(data: executable, mode: 0o100755, stored: storesExecutable)) }
         if let profile { file(app + "embedded.mobileprovision", File(data: profile, mode: 0o100644)) }
         for (path, item) in files.sorted(by: { $0.key < $1.key }) { file(app + path, item) }
         for bundle in nested {

@@ -26,7 +26,8 @@ import TestSupport
         }
         let expected = try ArchiveWriter.repack(archive, to: plain, edits: edits(archive), verifying: nil)
         let early = try #require(EarlyCopy(archive, destination: continued))
-        #expect(early.finish(keeping: .max) == archive.centralDirectoryOffset)
+        early.finish(firstRunLength: .max)
+        #expect(early.copiedBytes == archive.centralDirectoryOffset)
         let summary = try ArchiveWriter.repack(archive, to: continued, edits: edits(archive), verifying: nil, continuing: early)
         #expect(try Fixtures.bytesAt(continued) == (try Fixtures.bytesAt(plain)))
         #expect(summary.outputSize == expected.outputSize && expected.earlyCopiedBytes == 0)
@@ -90,13 +91,15 @@ import TestSupport
             _ = early
         }
         // Joined and discarded at once, even while copying.
-        let started = EarlyCopy(archive, destination: scratch.path("out.ipa"))
-        #expect(started?.finish(keeping: 0) == 0)
+        let started = try #require(EarlyCopy(archive, destination: scratch.path("out.ipa")))
+        started.finish(firstRunLength: 0)
+        #expect(started.copiedBytes == 0)
         #expect(scratch.listing() == ["in.ipa"])
         // An existing output is left as it was until a repack replaces it, even once all is copied.
         try scratch.write("old.ipa", Array("old".utf8))
         let finished = try #require(EarlyCopy(archive, destination: scratch.path("old.ipa")))
-        #expect(finished.finish(keeping: .max) == archive.centralDirectoryOffset)
+        finished.finish(firstRunLength: .max)
+        #expect(finished.copiedBytes == archive.centralDirectoryOffset)
         #expect(try Fixtures.bytesAt(scratch.path("old.ipa")) == Array("old".utf8))
         #expect(scratch.listing() == ["in.ipa", "old.ipa"])
     }
@@ -126,11 +129,7 @@ import TestSupport
         let scratch = try ScratchDirectory("early-copy")
         var zip = ZipBuilder()
         zip.file("Payload/A.app/Info.plist", "<plist version=\"1.0\"><dict/></plist>")
-        var state: UInt64 = 1
-        let large = (0..<(3 * Int(EarlyCopy.slice) + 12_345)).map { _ in
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return UInt8(truncatingIfNeeded: state >> 56)
-        }
+        let large = Noise.bytes(3 * Int(EarlyCopy.slice) + 12_345, seed: 1)
         zip.file("Payload/A.app/A", large, compression: .stored)
         let input = try scratch.write("in.ipa", zip.bytes())
         let archive = try IPAArchive(path: input).zip

@@ -1,0 +1,114 @@
+import Foundation
+import IPAArchive
+import Testing
+import TestSupport
+@testable import Zip
+
+/// `RepackForecast`: the runs a repack will copy after a stored entry replaced in place, placed
+/// before that entry's bytes exist (as the signer places them once its executable's length is
+/// known). A copy started from a right forecast is the writer's own work done early; from a wrong
+/// one it is not used; the output is a plain repack's bytes either way.
+@Suite struct RepackForecastTests {
+    static let executable = "Payload/A.app/A"
+    static let profile = "Payload/A.app/embedded.mobileprovision"
+    static let seal = "Payload/A.app/_CodeSignature/CodeResources"
+
+    /// An app whose executable is stored, with a profile after it and resources after that, one
+    /// of them the seal (as a signed app has it).
+    static func archive(in scratch: ScratchDirectory) throws -> String {
+        var zip = ZipBuilder()
+        zip.file("Payload/A.app/Info.plist", "<plist version=\"1.0\"><dict/></plist>")
+        zip.file(executable, Noise.bytes(300_000, seed: 1), compression: .stored)
+        zip.file(profile, String(repeating: "profile ", count: 200))
+        for index in 0..<20 { zip.file("Payload/A.app/Resources/r\(index).txt", String(repeating: "resource \(index) ", count: 500)) }
+        zip.file(seal, "<plist version=\"1.0\"><dict/></plist>")
+        zip.file("Payload/A.app/Z/last.bin", Noise.bytes(50_000, seed: 2))
+        return try scratch.write("in.ipa", zip.bytes())
+    }
+
+    /// Signing's edits: the profile and the executable replaced in place (the executable stored,
+    /// as the signer asks for an entry deflate did not shrink), the seal too, and a policy file added.
+    static func edits(executable bytes: [UInt8], seal sealBytes: [UInt8]) -> ArchiveEdits {
+        ArchiveEdits(
+            additions: [
+                .init(name: profile, content: .bytes(Array(String(repeating: "new profile ", count: 300).utf8))),
+                .init(name: executable, content: .bytes(bytes), stored: true, revisesReplacedEntry: true),
+                .init(name: seal, content: .bytes(sealBytes)),
+                .init(name: "Payload/A.app/MDXPolicy.bundle/Info.plist", content: .bytes(Array("<plist/>".utf8))),
+            ],
+            replacesInPlace: true)
+    }
+
+    /// Repacks with `final` edits continuing a copy started from the forecast of `placeholders`
+    /// with `pendingLength`, and plainly; the bytes must be the same. Returns the bytes reused.
+    private func reused(
+        _ input: String, placeholders: ArchiveEdits, final: ArchiveEdits, pendingLength: UInt64, unknown: Set<String>,
+        in scratch: ScratchDirectory
+    ) throws -> UInt64 {
+        let archive = try IPAArchive(path: input).zip
+        let plain = scratch.path("plain.ipa")
+        let continued = scratch.path("continued.ipa")
+        defer {
+            try? FileManager.default.removeItem(atPath: plain)
+            try? FileManager.default.removeItem(atPath: continued)
+        }
+        try ArchiveWriter.repack(archive, to: plain, edits: final, verifying: nil)
+        let forecast = try #require(try RepackForecast.make(
+            archive, edits: placeholders, options: RepackOptions(), pending: Self.executable, unknown: unknown))
+        let early = try #require(EarlyCopy(archive, destination: continued, startingNow: false))
+        early.starter.start(forecast.segments(pendingLength: pendingLength))
+        let summary = try ArchiveWriter.repack(archive, to: continued, edits: final, verifying: nil, continuing: early)
+        #expect(try Fixtures.bytesAt(continued) == (try Fixtures.bytesAt(plain)))
+        #expect(try ZipOracle.unzipTest(continued).status == 0)
+        return summary.earlyCopiedBytes
+    }
+
+    @Test func aRightForecastCopiesEverythingBetweenTheReplacements() throws {
+        let scratch = try ScratchDirectory("repack-forecast")
+        let input = try Self.archive(in: scratch)
+        let archive = try IPAArchive(path: input).zip
+        let signed = Noise.bytes(310_000, seed: 3)
+        let placeholders = Self.edits(executable: [], seal: [])
+        let final = Self.edits(executable: signed, seal: Array("<plist version=\"1.0\"><dict><key>files</key></dict></plist>".utf8))
+        let entry = { (name: String) in try #require(archive.entry(named: name)) }
+        // Before the executable: Info.plist, at the same offsets. Between the profile and the seal:
+        // the resources, moved by the executable's and the profile's new sizes.
+        let head = try entry(Self.executable).localHeaderOffset
+        let resources = try entry(Self.seal).localHeaderOffset - (try entry(Self.profile).endOffset)
+        let all = try reused(
+            input, placeholders: placeholders, final: final, pendingLength: UInt64(signed.count), unknown: [Self.seal], in: scratch)
+        #expect(all == head + resources)
+        // With the seal's size not known, nothing after it is placed.
+        #expect(try entry(Self.seal).endOffset < archive.centralDirectoryOffset)
+    }
+
+    @Test func aWrongLengthLeavesTheMovedRunsToTheWriter() throws {
+        let scratch = try ScratchDirectory("repack-forecast")
+        let input = try Self.archive(in: scratch)
+        let archive = try IPAArchive(path: input).zip
+        let signed = Noise.bytes(310_000, seed: 3)
+        let final = Self.edits(executable: signed, seal: [])
+        let head = try #require(archive.entry(named: Self.executable)).localHeaderOffset
+        for wrong in [signed.count - 1, signed.count + 1] {
+            let used = try reused(
+                input, placeholders: Self.edits(executable: [], seal: []), final: final, pendingLength: UInt64(wrong),
+                unknown: [Self.seal], in: scratch)
+            #expect(used == head, "only the runs before the executable are where the forecast put them")
+        }
+    }
+
+    @Test func nothingIsForecastForADeflatedOrMissingEntry() throws {
+        let scratch = try ScratchDirectory("repack-forecast")
+        let archive = try IPAArchive(path: try Self.archive(in: scratch)).zip
+        var deflated = Self.edits(executable: [], seal: [])
+        deflated.additions[1].stored = false
+        #expect(try RepackForecast.make(archive, edits: deflated, options: RepackOptions(), pending: Self.executable, unknown: []) == nil)
+        #expect(try RepackForecast.make(
+            archive, edits: Self.edits(executable: [], seal: []), options: RepackOptions(), pending: "Payload/A.app/none",
+            unknown: []) == nil)
+        // Not replaced in place: the edits would put it after the kept entries.
+        var appended = Self.edits(executable: [], seal: [])
+        appended.replacesInPlace = false
+        #expect(try RepackForecast.make(archive, edits: appended, options: RepackOptions(), pending: Self.executable, unknown: []) == nil)
+    }
+}
