@@ -188,10 +188,20 @@ public struct CodeResourcesBuilder: Sendable {
     private func decisions(_ entries: [ResourceEntry], mainExecutable: String?, clock: WorkClock) throws(CodeSignatureError)
         -> (version1: [ResourceDecision], version2: [ResourceDecision])
     {
-        (
-            try ResourceRuleSet(rules).decide(entries, mainExecutable: mainExecutable, clock: clock),
-            try ResourceRuleSet(rules2).decide(entries, mainExecutable: mainExecutable, clock: clock)
-        )
+        // The two rule sets are independent (and each compiles its own patterns, which glibc's
+        // regexec would otherwise serialise): one core each, while the caller's other core is idle.
+        let sets = [rules, rules2]
+        let decided: [[ResourceDecision]]
+        do {
+            decided = try ConcurrentJobs.run(count: sets.count, workers: sets.count, setUp: {}) { _, index in
+                try ResourceRuleSet(sets[index]).decide(entries, mainExecutable: mainExecutable, clock: clock)
+            }
+        } catch let error as CodeSignatureError {
+            throw error
+        } catch {
+            throw CodeSignatureError(.codeResources, "\(error)")
+        }
+        return (decided[0], decided[1])
     }
 }
 

@@ -16,6 +16,7 @@ struct AssetsCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the facets and renditions of the app's Assets.car.",
             discussion: """
                 Shows every rendition with its size, scale, idiom, pixel format, compression and whether \
@@ -54,6 +55,7 @@ struct AssetsCommand: ParsableCommand {
 
     struct Extract: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "extract",
             abstract: "Write one rendition of an Assets.car (in an .ipa, or a bare file) as a PNG.",
             discussion: """
                 NAME is a rendition's name (as `assets list` shows it) or a facet's name, for its largest \

@@ -13,6 +13,7 @@ struct PolicyCommand: ParsableCommand {
 
     struct Validate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "validate",
             abstract: "Check a policy XML file against the schema and the type rules.",
             discussion: """
                 Reports every problem as its own error line, `ipawrap: error[CODE]: FILE: line N: \
@@ -47,6 +48,7 @@ struct PolicyCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the policy templates, or the policies of one template.")
 
         @Option(help: "List the policies of this template (e.g. premium, general).")
@@ -79,7 +81,8 @@ struct PolicyCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one policy: its type, values, default and help.")
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "Show one policy: its type, values, default and help.")
 
         @Argument(help: "The policy name, e.g. DisableCamera.")
         var name: String
