@@ -45,13 +45,14 @@ enum HashResult: Sendable {
 }
 
 /// Runs hash jobs on both cores through `ParallelEntryWork` (largest entries first), so inflating
-/// and hashing overlap on two entries at once. Nothing is written to disk; a Mach-O is inflated once, its pages hashed on the fly (4 KiB pages, SHA-1
-/// and SHA-256, what every iOS signer writes; any other layout is hashed again from the entry).
+/// and hashing overlap on two entries at once. Nothing is written to disk; a Mach-O is inflated
+/// once, its pages hashed on the fly (4 KiB pages, with the hash types its CodeDirectories use:
+/// read first when the entry is stored, else the ones Apple's signer gives its deployment target;
+/// any other layout or type is hashed again from the entry).
 /// `Signing` hashes the resources it seals with the same jobs.
 public enum EntryHashing {
     /// The page layout hashed while streaming.
     static let streamedPageSizeLog2: UInt8 = 12
-    static let streamedHashTypes: [HashType] = [.sha1, .sha256]
 
     /// What the jobs computed, by archive path.
     public struct Computed: Sendable {
@@ -94,8 +95,22 @@ public enum EntryHashing {
         let slice: MachOSlice
         let code: Range<UInt64>
         let signatureRange: Range<UInt64>
+        /// Hashed while streaming, in `hasher`'s order.
+        let hashTypes: [HashType]
         var hasher: CodePageHasher
         var signatureBytes: [UInt8] = []
+    }
+
+    /// The hash types to compute while a slice streams: those of its CodeDirectories when the
+    /// entry is stored (its signature is read first, in place), else those Apple's signer gives
+    /// its deployment target (reading a deflated entry's end first would inflate it twice).
+    private static func streamedHashTypes(_ slice: MachOSlice, of entry: ArchiveEntry, in zip: ZipArchive) -> [HashType] {
+        var source = zip.byteSource(for: entry)
+        if entry.method == 0, let signature = try? slice.readCodeSignature(from: &source) {
+            let types = signature.codeDirectories.map(\.hashType).filter(\.isSupported)
+            if !types.isEmpty { return Array(Set(types)).sorted() }
+        }
+        return slice.appleCodeDirectoryHashTypes
     }
 
     private static func hashMachO(_ entry: ArchiveEntry, in zip: ZipArchive) throws -> HashResult {
@@ -117,9 +132,10 @@ public enum EntryHashing {
                 continue
             }
             let start = slice.offset + UInt64(range.offset)
+            let types = streamedHashTypes(slice, of: entry, in: zip)
             plans.append(SlicePlan(
-                slice: slice, code: slice.offset..<start, signatureRange: start..<(start + UInt64(range.size)),
-                hasher: try CodePageHasher(pageSizeLog2: streamedPageSizeLog2, hashTypes: streamedHashTypes)))
+                slice: slice, code: slice.offset..<start, signatureRange: start..<(start + UInt64(range.size)), hashTypes: types,
+                hasher: try CodePageHasher(pageSizeLog2: streamedPageSizeLog2, hashTypes: types)))
         }
         var position: UInt64 = 0
         try zip.stream(entry, chunkSize: 1 << 20) { chunk in
@@ -171,7 +187,7 @@ public enum EntryHashing {
             for directory in signature.codeDirectories {
                 let computed: HashArray
                 if directory.pageSizeLog2 == streamedPageSizeLog2, directory.codeLimit == UInt64(plan.code.count),
-                    let index = streamedHashTypes.firstIndex(of: directory.hashType)
+                    let index = plan.hashTypes.firstIndex(of: directory.hashType)
                 {
                     computed = streamed[index]
                 } else if directory.hashType.isSupported, directory.pageSizeLog2 <= 30 {

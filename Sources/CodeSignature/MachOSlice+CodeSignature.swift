@@ -23,6 +23,20 @@ extension MachOSlice {
         }
     }
 
+    /// The CodeDirectory hash types Apple's signer gives this slice, by its deployment target: a
+    /// SHA-1 primary plus SHA-256 for code that runs where the OS checks SHA-1 only (before iOS
+    /// and tvOS 11, watchOS 4, macOS 10.12), SHA-256 alone after; both when the slice names no OS.
+    public var appleCodeDirectoryHashTypes: [HashType] {
+        guard let build = buildVersion else { return [.sha1, .sha256] }
+        let first: MachOVersion
+        switch build.platform {
+        case .watchOS, .watchOSSimulator: first = MachOVersion(major: 4)
+        case .macOS: first = MachOVersion(major: 10, minor: 12)
+        default: first = MachOVersion(major: 11)
+        }
+        return build.minimumOS >= first ? [.sha256] : [.sha1, .sha256]
+    }
+
     /// Where a signature's code slots must end: the offset of the signature in the slice, which
     /// codesign uses as the code limit.
     public var codeSigningLimit: UInt64? {

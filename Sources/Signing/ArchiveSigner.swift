@@ -158,7 +158,7 @@ public enum ArchiveSigner {
         tree.set(executablePath, bytes: signed.code.bytes, revising: true)
         return SignedBundle(
             path: bundle.path, identifier: identifier, cdhash: signed.code.cdhash,
-            hashTypes: signed.file.slices.first.map(CodeSigner.hashTypes) ?? [])
+            hashTypes: signed.file.slices.first?.appleCodeDirectoryHashTypes ?? [])
     }
 
     /// What starts `early`'s copy once the executable's new length is known: the output's entries

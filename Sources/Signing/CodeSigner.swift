@@ -77,7 +77,7 @@ struct CodeSigner: Sendable {
         let entitlementsXMLBlob = try inputs.entitlements.map { try $0.xml.blob() }
         let entitlementsDERBlob = try inputs.entitlements.map { try $0.der.blob() }
 
-        let hashTypesBySlice = file.slices.map(Self.hashTypes)
+        let hashTypesBySlice = file.slices.map(\.appleCodeDirectoryHashTypes)
         let certificateBytes = try ([identity.certificate] + identity.chain).reduce(0) { total, certificate in
             total + (try CMSSigning.derLength(certificate))
         }
@@ -154,20 +154,6 @@ struct CodeSigner: Sendable {
             throw CodeSignatureError(.codeDirectory, "\(path) has no slice to sign")
         }
         return SignedCode(bytes: output, cdhash: cdhash, requirement: requirement.text)
-    }
-
-    /// A slice's CodeDirectory hash types, by Apple's rule for its deployment target: a SHA-1
-    /// primary plus SHA-256 for code that runs where the OS checks SHA-1 only (before iOS and tvOS
-    /// 11, watchOS 4, macOS 10.12), SHA-256 alone after; both when the slice names no OS.
-    static func hashTypes(_ slice: MachOSlice) -> [HashType] {
-        guard let build = slice.buildVersion else { return [.sha1, .sha256] }
-        let first: MachOVersion
-        switch build.platform {
-        case .watchOS, .watchOSSimulator: first = MachOVersion(major: 4)
-        case .macOS: first = MachOVersion(major: 10, minor: 12)
-        default: first = MachOVersion(major: 11)
-        }
-        return build.minimumOS >= first ? [.sha256] : [.sha1, .sha256]
     }
 
     /// A slice's embedded Info.plist (`__TEXT,__info_plist`), or nil when it has none. One over
