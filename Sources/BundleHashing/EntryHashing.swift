@@ -46,9 +46,9 @@ enum HashResult: Sendable {
 
 /// Runs hash jobs on both cores through `ParallelEntryWork` (largest entries first), so inflating
 /// and hashing overlap on two entries at once. Nothing is written to disk; a Mach-O is inflated
-/// once, its pages hashed on the fly (4 KiB pages, with the hash types its CodeDirectories use:
-/// read first when the entry is stored, else the ones Apple's signer gives its deployment target;
-/// any other layout or type is hashed again from the entry).
+/// once, its pages hashed on the fly (4 KiB pages; SHA-1 and SHA-256, or only the types its
+/// CodeDirectories use when it is stored and they can be read first; any other layout or type is
+/// hashed again from the entry).
 /// `Signing` hashes the resources it seals with the same jobs.
 public enum EntryHashing {
     /// The page layout hashed while streaming.
@@ -102,15 +102,16 @@ public enum EntryHashing {
     }
 
     /// The hash types to compute while a slice streams: those of its CodeDirectories when the
-    /// entry is stored (its signature is read first, in place), else those Apple's signer gives
-    /// its deployment target (reading a deflated entry's end first would inflate it twice).
+    /// entry is stored (its signature is read first, in place); else SHA-1 and SHA-256, what iOS
+    /// signers write (Apple's SHA-256 alone from iOS 11, others both whatever the target): reading
+    /// a deflated entry's signature first would inflate it twice.
     private static func streamedHashTypes(_ slice: MachOSlice, of entry: ArchiveEntry, in zip: ZipArchive) -> [HashType] {
         var source = zip.byteSource(for: entry)
         if entry.method == 0, let signature = try? slice.readCodeSignature(from: &source) {
             let types = signature.codeDirectories.map(\.hashType).filter(\.isSupported)
             if !types.isEmpty { return Array(Set(types)).sorted() }
         }
-        return slice.appleCodeDirectoryHashTypes
+        return [.sha1, .sha256]
     }
 
     private static func hashMachO(_ entry: ArchiveEntry, in zip: ZipArchive) throws -> HashResult {

@@ -4,11 +4,10 @@ import TestSupport
 import Testing
 import Verification
 
-/// `verify` hashes an executable's pages while it streams, with the hash types its CodeDirectories
-/// use: read from the signature first when the entry is stored, else the ones Apple's signer gives
-/// the deployment target (SHA-256 alone from iOS 11). A signature with other types (a SHA-1
-/// CodeDirectory on iOS 15 code, as some signers write) is checked by hashing again: a changed
-/// page is found whichever way the entry is stored and whichever CodeDirectory it breaks.
+/// `verify` hashes an executable's pages while it streams: with the hash types its CodeDirectories
+/// use when the entry is stored (the signature is read first), else SHA-1 and SHA-256. A changed
+/// page is found whichever way the entry is stored and whichever CodeDirectory it breaks, here on
+/// iOS 15 code with a SHA-1 CodeDirectory besides the SHA-256 one (as some signers write).
 @Suite struct StreamedPageHashTests {
     /// iOS 15 code signed ad hoc with a SHA-1 CodeDirectory in slot 0 and a SHA-256 one after it.
     static func executable() -> [UInt8] {
@@ -43,8 +42,7 @@ import Verification
         var changed = intact
         changed[4096 + 17] ^= 0x80
         let findings = try Self.pageFindings(changed, stored: stored, in: scratch)
-        // Both CodeDirectories name page 1: the SHA-256 one streamed, the SHA-1 one hashed again
-        // (deflated) or streamed because it was read first (stored).
+        // Both CodeDirectories name page 1.
         #expect(findings.count == 2, "\(findings)")
         #expect(findings.allSatisfy { $0.hasPrefix("SIGNATURE_PAGE_HASH_MISMATCH") && $0.contains("page 1") }, "\(findings)")
         #expect(findings.contains { $0.contains("SHA-1") || $0.contains("sha1") }, "\(findings)")
