@@ -61,7 +61,7 @@ public enum ArchiveSigner {
             signed[bundle.path] = try sign(
                 bundle, looseCode: looseCode[bundle.path] ?? [], profile: profilesByPath[bundle.path], tree: &tree,
                 signer: signer, request: request,
-                early: outermost ? early.map { EarlyStart(copy: $0, edits: edits, options: repack) } : nil)
+                outermost: outermost ? Outermost(copy: early, edits: edits, options: repack) : nil)
         }
         return SignedArchive(
             edits: tree.edits(keeping: edits), bundles: archive.allBundles.compactMap { signed[$0.path] },
@@ -69,10 +69,11 @@ public enum ArchiveSigner {
             certificateExpiry: identity.certificate.notValidAfter)
     }
 
-    /// An early copy to start once the executable's length is known, with what the output will
-    /// be written from.
-    private struct EarlyStart {
-        let copy: EarlyCopy
+    /// What the last bundle signed is signed with besides the others: its executable's entry is
+    /// encoded so that its size is known before its signature (`ExecutableSigning.EarlyEncoding`),
+    /// and the early copy, if any, started then.
+    private struct Outermost {
+        let copy: EarlyCopy?
         /// The edits signing was asked to apply.
         let edits: ArchiveEdits
         let options: RepackOptions
@@ -80,7 +81,7 @@ public enum ArchiveSigner {
 
     private static func sign(
         _ bundle: BundleInfo, looseCode: [LooseCode], profile: BundleProfile?, tree: inout BundleTree, signer: CodeSigner,
-        request: SigningRequest, early: EarlyStart?
+        request: SigningRequest, outermost: Outermost?
     ) throws -> SignedBundle {
         guard let identifier = bundle.bundleIdentifier else {
             throw SigningError(
@@ -132,8 +133,8 @@ public enum ArchiveSigner {
                 tree: tree, path: executablePath, signer: signer,
                 inputs: CodeSigningInputs(
                     identifier: identifier, infoPlist: try tree.bytes(at: prefix + "Info.plist"),
-                    codeResources: { try resources.wait() }, entitlements: entitlements,
-                    laidOut: early.flatMap { startingCopy($0, tree: tree, executable: executablePath, seal: resourcesPath) }))
+                    codeResources: { try resources.wait() }, entitlements: entitlements),
+                early: outermost.flatMap { earlyEncoding($0, tree: tree, executable: executablePath, seal: resourcesPath) })
             : nil
         let sealed: [UInt8]
         do {
@@ -155,28 +156,32 @@ public enum ArchiveSigner {
                 .executable, "\(executablePath), the executable of \(bundle.path), is missing or not a Mach-O file",
                 remedy: "build the bundle with its executable")
         }
-        tree.set(executablePath, bytes: signed.code.bytes, revising: true)
+        tree.set(executablePath, bytes: signed.code.bytes, revising: true, deflatedPrefix: signed.deflatedPrefix)
         return SignedBundle(
             path: bundle.path, identifier: identifier, cdhash: signed.code.cdhash,
             hashTypes: signed.file.slices.first?.appleCodeDirectoryHashTypes ?? [])
     }
 
-    /// What starts `early`'s copy once the executable's new length is known: the output's entries
-    /// after the executable forecast from the edits as they will be, with the executable's bytes
-    /// and the seal's still to come. Nil when nothing can be forecast (the executable is deflated,
-    /// so its size depends on its signature's bytes).
-    private static func startingCopy(
-        _ early: EarlyStart, tree: BundleTree, executable: String, seal: String
-    ) -> (@Sendable (UInt64) -> Void)? {
+    /// How the outermost bundle's executable is encoded (nil when it is not the archive's entry:
+    /// a wrap rewrote it), and the start of the early copy once its entry's size is known: the
+    /// output's entries after it forecast from the edits as they will be, with its bytes and the
+    /// seal's still to come.
+    private static func earlyEncoding(
+        _ outermost: Outermost, tree: BundleTree, executable: String, seal: String
+    ) -> ExecutableSigning.EarlyEncoding? {
+        guard let entry = tree.archiveEntry(at: executable) else { return nil }
+        var sized: (@Sendable (UInt64) -> Void)?
         var placeholders = tree
         placeholders.set(executable, bytes: [], revising: true)
         placeholders.set(seal, bytes: [])
-        guard let forecast = try? RepackForecast.make(
-                tree.archive, edits: placeholders.edits(keeping: early.edits), options: early.options,
-                pending: executable, unknown: [seal])
-        else { return nil }
-        let starter = early.copy.starter
-        return { length in starter.start(forecast.segments(pendingLength: length)) }
+        if let copy = outermost.copy, let forecast = try? RepackForecast.make(
+            tree.archive, edits: placeholders.edits(keeping: outermost.edits), options: outermost.options,
+            pending: executable, unknown: [seal])
+        {
+            let starter = copy.starter
+            sized = { size in starter.start(forecast.segments(pendingSize: size)) }
+        }
+        return ExecutableSigning.EarlyEncoding(options: outermost.options, stored: entry.deflateDidNotShrink, sized: sized)
     }
 
     /// Signs a bundle's loose code (dylibs, helpers). Each file is signed on its own, so the

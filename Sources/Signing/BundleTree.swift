@@ -33,6 +33,8 @@ struct BundleTree {
     /// Rewritten paths whose new bytes revise the old (signed code), for the writer to reuse
     /// the old entry's compressed stream where they agree.
     private var revised: Set<String> = []
+    /// The start of a revised file's stream, made while it was signed.
+    private var deflatedPrefixes: [String: ArchiveEdits.DeflatedPrefix] = [:]
 
     init(archive: ZipArchive, edits: ArchiveEdits) throws {
         self.archive = archive
@@ -99,8 +101,10 @@ struct BundleTree {
 
     func isFile(_ path: String) -> Bool { kind(at: path) == .file }
 
-    /// Sets the file at `path` to `bytes`; `revising`: they are the old file re-signed.
-    mutating func set(_ path: String, bytes: [UInt8], revising: Bool = false) {
+    /// Sets the file at `path` to `bytes`; `revising`: they are the old file re-signed, whose
+    /// stream starts with `deflatedPrefix` when one was made (`ArchiveEdits.Addition.deflatedPrefix`).
+    mutating func set(_ path: String, bytes: [UInt8], revising: Bool = false, deflatedPrefix: ArchiveEdits.DeflatedPrefix? = nil) {
+        deflatedPrefixes[path] = deflatedPrefix
         if nodes[path] == nil {
             let index = sorted.partitioningIndex { !$0.precedesInUTF8Order(path) }
             sorted.insert(path, at: index)
@@ -138,7 +142,12 @@ struct BundleTree {
     /// The uncompressed size of the file at `path` when it is still the archive's entry (not
     /// rewritten by a wrap or by signing).
     func archiveEntrySize(at path: String) -> UInt64? {
-        if case .entry(let entry)? = nodes[path] { return entry.uncompressedSize }
+        archiveEntry(at: path)?.uncompressedSize
+    }
+
+    /// The archive's entry at `path` while the file is still that entry.
+    func archiveEntry(at path: String) -> ArchiveEntry? {
+        if case .entry(let entry)? = nodes[path] { return entry }
         return nil
     }
 
@@ -210,12 +219,12 @@ struct BundleTree {
         for path in changed.sorted() where !added.contains(path) {
             guard case .bytes(let bytes)? = nodes[path] else { continue }
             let existing = archive.entry(named: path)
-            // An entry deflate did not shrink (random or encrypted bytes) is stored, not deflated
-            // again for nothing (the encoder would store it after trying).
-            additions.append(ArchiveEdits.Addition(
+            // An entry deflate did not shrink is stored (the encoder would store it after trying).
+            var addition = ArchiveEdits.Addition(
                 name: path, content: .bytes(bytes), permissions: existing?.permissions,
-                stored: existing.map { $0.method == 0 || $0.compressedSize >= $0.uncompressedSize } ?? false,
-                revisesReplacedEntry: revised.contains(path)))
+                stored: existing?.deflateDidNotShrink ?? false, revisesReplacedEntry: revised.contains(path))
+            addition.deflatedPrefix = deflatedPrefixes[path]
+            additions.append(addition)
         }
         return ArchiveEdits(additions: additions, removals: original.removals, replacesInPlace: true)
     }

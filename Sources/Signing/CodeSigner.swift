@@ -58,18 +58,25 @@ struct CodeSigner: Sendable {
     /// Signs the Mach-O file `file` read from `source`; a Mach-O error names `path`. With
     /// `hashingOnAllCores`, large runs of pages are hashed on every core (for a file signed while
     /// nothing else runs, such as a bundle's main executable).
+    /// `codeWritten` is given the new file's bytes up to its last slice's signature, and the
+    /// file's whole length, once every code page is hashed and before the signature waits for
+    /// `inputs.codeResources`.
     func sign<Source: ByteSource>(
-        file: MachOFile, source: inout Source, inputs: CodeSigningInputs, path: String, hashingOnAllCores: Bool = false
+        file: MachOFile, source: inout Source, inputs: CodeSigningInputs, path: String, hashingOnAllCores: Bool = false,
+        codeWritten: ((_ code: [UInt8], _ length: UInt64) throws -> Void)? = nil
     ) throws -> SignedCode {
         do {
-            return try signUnnamed(file: file, source: &source, inputs: inputs, path: path, hashingOnAllCores: hashingOnAllCores)
+            return try signUnnamed(
+                file: file, source: &source, inputs: inputs, path: path, hashingOnAllCores: hashingOnAllCores,
+                codeWritten: codeWritten)
         } catch let error as MachOError {
             throw error.naming(path)
         }
     }
 
     private func signUnnamed<Source: ByteSource>(
-        file: MachOFile, source: inout Source, inputs: CodeSigningInputs, path: String, hashingOnAllCores: Bool
+        file: MachOFile, source: inout Source, inputs: CodeSigningInputs, path: String, hashingOnAllCores: Bool,
+        codeWritten: ((_ code: [UInt8], _ length: UInt64) throws -> Void)?
     ) throws -> SignedCode {
         let requirement = Requirement.iOSDesignated(identifier: inputs.identifier, leafCommonName: leafCommonName)
         let requirements = RequirementSet(designated: requirement)
@@ -115,6 +122,7 @@ struct CodeSigner: Sendable {
                 let slice = file.slices[index]
                 let laidOut = layout.slices[index]
                 let hashes = hashers[index].finalize()
+                if index == file.slices.count - 1 { try codeWritten?(output, layout.size) }
                 let resources = try inputs.codeResources?()
                 var directories: [CodeDirectory] = []
                 for (type, codeHashes) in zip(hashTypesBySlice[index], hashes) {

@@ -3,6 +3,7 @@ import Foundation
 import FormatSupport
 import MachO
 import Synchronization
+import Zip
 
 /// A bundle's main executable signed on a thread of its own while the bundle's resources are
 /// hashed on the others: the code pages (most of a large executable's signing) need nothing from
@@ -13,6 +14,21 @@ final class ExecutableSigning: Sendable {
     struct Signed: Sendable {
         let file: MachOFile
         let code: SignedCode
+        /// The start of its entry's deflate stream, made while the resources were still hashed.
+        let deflatedPrefix: ArchiveEdits.DeflatedPrefix?
+    }
+
+    /// How the outermost bundle's executable is encoded so that its entry's size is known before
+    /// its signature: stored (the size is the file's length, known from the layout), or its
+    /// revision's stream made up to the signature with the signature stored after it
+    /// (`ArchiveEdits.Addition.deflatedPrefix`). The entries after it are then placed early.
+    struct EarlyEncoding: Sendable {
+        /// The repack's options (its compression level).
+        let options: RepackOptions
+        /// The entry is written stored (deflate did not shrink the original).
+        let stored: Bool
+        /// Told the entry's data size as soon as it is known.
+        let sized: (@Sendable (UInt64) -> Void)?
     }
 
     /// Nil until the thread is done; then what it made (nil: not Mach-O) or the error it met.
@@ -20,7 +36,7 @@ final class ExecutableSigning: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     /// Starts signing the file at `path` of `tree` (which must be a file).
-    init(tree: BundleTree, path: String, signer: CodeSigner, inputs: CodeSigningInputs) {
+    init(tree: BundleTree, path: String, signer: CodeSigner, inputs: CodeSigningInputs, early: EarlyEncoding? = nil) {
         let detached = tree.detachedFile(at: path)
         let clock = tree.archive.workClock()
         Thread.detachNewThread { [self] in
@@ -28,8 +44,20 @@ final class ExecutableSigning: Sendable {
                 guard let detached else { return nil }
                 var (source, clock) = try detached.open(clock: clock)
                 guard let file = try BundleTree.machO(from: &source, clock: clock) else { return nil }
-                let code = try signer.sign(file: file, source: &source, inputs: inputs, path: path, hashingOnAllCores: true)
-                return Signed(file: file, code: code)
+                var inputs = inputs
+                var prefix: ArchiveEdits.DeflatedPrefix?
+                var codeWritten: (([UInt8], UInt64) throws -> Void)?
+                if let early, early.stored {
+                    inputs.laidOut = early.sized
+                } else if let early, case .entry(let entry) = source {
+                    codeWritten = { code, length in
+                        prefix = try entry.deflatedPrefix(of: code, totalLength: Int(length), level: early.options.compressionLevel)
+                        if let prefix { early.sized?(UInt64(prefix.encodedSize(totalLength: Int(length)))) }
+                    }
+                }
+                let code = try signer.sign(
+                    file: file, source: &source, inputs: inputs, path: path, hashingOnAllCores: true, codeWritten: codeWritten)
+                return Signed(file: file, code: code, deflatedPrefix: prefix)
             }
             outcome.withLock { $0 = result }
             done.signal()

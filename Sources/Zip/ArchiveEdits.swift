@@ -28,6 +28,10 @@ public struct ArchiveEdits: Sendable, Equatable {
         /// entry's deflate stream where the two agree (`DeflateSplice`) instead of compressing
         /// everything again.
         public var revisesReplacedEntry: Bool
+        /// The revision's deflate stream up to `DeflatedPrefix.length` bytes, made before the rest
+        /// of the bytes existed: the entry is that stream and the rest in stored blocks, so its
+        /// size was known early (`RepackForecast`).
+        public var deflatedPrefix: DeflatedPrefix?
 
         public init(
             name: String, content: Content, permissions: UInt16? = nil, stored: Bool = false, revisesReplacedEntry: Bool = false
@@ -37,6 +41,23 @@ public struct ArchiveEdits: Sendable, Equatable {
             self.permissions = permissions
             self.stored = stored
             self.revisesReplacedEntry = revisesReplacedEntry
+        }
+    }
+
+    /// The start of a deflate stream that ends on a byte boundary (`DeflateSplice.deflatePrefix`)
+    /// and the bytes it holds.
+    public struct DeflatedPrefix: Sendable, Equatable {
+        public var stream: [UInt8]
+        public var length: Int
+
+        public init(stream: [UInt8], length: Int) {
+            self.stream = stream
+            self.length = length
+        }
+
+        /// The size of the whole entry's data when the revision is `totalLength` bytes long.
+        public func encodedSize(totalLength: Int) -> Int {
+            stream.count + DeflateSplice.storedBlocksSize(max(0, totalLength - length))
         }
     }
 

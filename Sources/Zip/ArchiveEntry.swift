@@ -33,6 +33,9 @@ public struct ArchiveEntry: Sendable, Hashable {
     public var crc32: UInt32 { table.crc32s[index] }
     public var compressedSize: UInt64 { table.compressedSizes[index] }
     public var uncompressedSize: UInt64 { table.uncompressedSizes[index] }
+    /// Stored, or deflated to no fewer bytes (random or encrypted content): a revision of it is
+    /// stored too, not deflated again for nothing.
+    public var deflateDidNotShrink: Bool { method == 0 || compressedSize >= uncompressedSize }
     public var modified: DOSTimestamp { DOSTimestamp(time: table.dosTimes[index], date: table.dosDates[index]) }
     /// General-purpose bit flags (bit 3: data descriptor, bit 11: UTF-8 name).
     public var flags: UInt16 { table.flags[index] }

@@ -309,6 +309,8 @@ struct RepackPlan {
         var revises = false
         /// The deflated entry this one revises in place, whose stream its encoding may reuse.
         var basis: ArchiveEntry?
+        /// `ArchiveEdits.Addition.deflatedPrefix`.
+        var deflatedPrefix: ArchiveEdits.DeflatedPrefix?
 
         /// The general purpose flags the entry is written with.
         var nameFlags: UInt16 { (flagsUTF8 ?? !name.isASCII) ? 0x0800 : 0 }
@@ -524,6 +526,7 @@ struct RepackPlan {
         for index in items.indices {
             if addition.stored { items[index].stored = true }
             items[index].revises = addition.revisesReplacedEntry
+            items[index].deflatedPrefix = addition.deflatedPrefix
         }
         return items
     }

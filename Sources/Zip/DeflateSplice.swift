@@ -62,8 +62,40 @@ public enum DeflateSplice {
         splice(revision: revision, original: original, originalSize: originalSize, level: level)?.stream
     }
 
-    /// `deflate(revision:original:originalSize:level:)`, with where the copy went.
-    static func splice(revision: [UInt8], original: [UInt8], originalSize: Int, level: Int32) -> Spliced? {
+    /// The start of a revision's stream made before the revision is whole: `prefix` (its first
+    /// bytes, e.g. a re-signed executable's code before its new signature) spliced as `deflate`
+    /// splices, ending on a byte boundary without a final block, so that the stream is this plus
+    /// `storedBlocks(of:)` of the rest. Its size, and so the entry's, is known before the rest is:
+    /// what lets the entries after it be placed early (`RepackForecast`). Nil as for `deflate`.
+    public static func deflatePrefix(_ prefix: [UInt8], original: [UInt8], originalSize: Int, level: Int32) -> [UInt8]? {
+        splice(revision: prefix, original: original, originalSize: originalSize, level: level, final: false)?.stream
+    }
+
+    /// `bytes` as the stored blocks that end a stream (RFC 1951 3.2.4), after a prefix that ends on
+    /// a byte boundary (`deflatePrefix`): each a header byte, LEN and NLEN, then up to 65,535 bytes.
+    public static func storedBlocks(of bytes: ArraySlice<UInt8>) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(storedBlocksSize(bytes.count))
+        var start = bytes.startIndex
+        repeat {
+            let end = min(start + Int(UInt16.max), bytes.endIndex)
+            let length = UInt16(end - start)
+            output.append(end == bytes.endIndex ? 0x01 : 0x00)
+            output += [UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)]
+            output += bytes[start..<end]
+            start = end
+        } while start < bytes.endIndex
+        return output
+    }
+
+    /// The size of `storedBlocks(of:)` for `count` bytes.
+    public static func storedBlocksSize(_ count: Int) -> Int {
+        count + 5 * max(1, (count + Int(UInt16.max) - 1) / Int(UInt16.max))
+    }
+
+    /// `deflate(revision:original:originalSize:level:)`, with where the copy went; with `final`
+    /// false, the stream ends on a byte boundary without a final block and is not checked.
+    static func splice(revision: [UInt8], original: [UInt8], originalSize: Int, level: Int32, final: Bool = true) -> Spliced? {
         guard originalSize >= minimumReuse, UInt64(originalSize) <= ZipArchive.wholeReadLimit, revision.count >= minimumReuse,
             let (content, boundaries) = inflateWithBoundaries(original, size: originalSize)
         else { return nil }
@@ -87,9 +119,9 @@ public enum DeflateSplice {
         let copiedTo = output.count * 8
         guard let pending = appendBits(of: original, from: start.bit, to: end.bit, to: &output),
             RawDeflate.append(
-                revision, range: end.offset..<revision.count, dictionary: window, final: true, level: level,
+                revision, range: end.offset..<revision.count, dictionary: window, final: final, level: level,
                 primedWith: (pending.count, pending.value), to: &output),
-            inflatesTo(output, revision)
+            !final || inflatesTo(output, revision)
         else { return nil }
         return Spliced(stream: output, copiedBits: start.bit..<end.bit, copiedTo: copiedTo)
     }
@@ -130,8 +162,10 @@ public enum DeflateSplice {
                     // the stream's end, or the input is cut short), ends the pass without a result.
                     guard status == Z_OK else { return }
                     // Bit 7 of data_type: stopped at the end of a block (or before the first);
-                    // its low three bits: unused bits of the last input byte taken.
-                    if zstream.data_type & 128 != 0 {
+                    // bit 6: that block was the final one (its end is the stream's, where nothing
+                    // may follow: not a place to cut); the low three bits: unused bits of the last
+                    // input byte taken.
+                    if zstream.data_type & 128 != 0 && zstream.data_type & 64 == 0 {
                         guard boundaries.count < boundaryLimit else { return }
                         let consumed = input.count - Int(zstream.avail_in)
                         boundaries.append(Boundary(
@@ -224,5 +258,22 @@ public enum DeflateSplice {
         }
         guard complete else { return false }
         return inflated.withUnsafeBufferPointer { a in expected.withUnsafeBufferPointer { b in ByteComparison.equal(a, b) } }
+    }
+}
+
+extension ArchiveEntrySource {
+    /// The start of the stream a repack writes for a revision of this entry whose first bytes are
+    /// `prefix` and whose whole length will be `totalLength` (the rest in stored blocks; see
+    /// `ArchiveEdits.Addition.deflatedPrefix`), at `level`. Nil when the writer would not use one:
+    /// the entry is not deflated, or too small to reuse or too large to encode whole, no run of its
+    /// blocks can be reused, or the result would not be smaller than storing the revision.
+    public func deflatedPrefix(of prefix: [UInt8], totalLength: Int, level: DeflateLevel) throws -> ArchiveEdits.DeflatedPrefix? {
+        guard entry.method == 8, entry.uncompressedSize >= UInt64(DeflateSplice.minimumReuse),
+            UInt64(totalLength) <= NewEntryEncoder.wholeBufferLimit, prefix.count <= totalLength,
+            let original = try archive.deflateStream(of: entry),
+            let stream = DeflateSplice.deflatePrefix(prefix, original: original, originalSize: Int(entry.uncompressedSize), level: level.blocks)
+        else { return nil }
+        let result = ArchiveEdits.DeflatedPrefix(stream: stream, length: prefix.count)
+        return result.encodedSize(totalLength: totalLength) < totalLength ? result : nil
     }
 }

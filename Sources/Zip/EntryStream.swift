@@ -199,7 +199,7 @@ final class EntryStream {
 /// left, so a range read again, or one further on, is not inflated again from the start.
 public final class ArchiveEntrySource: ByteSource {
     public let entry: ArchiveEntry
-    private let archive: ZipArchive
+    let archive: ZipArchive
     private var stream: EntryStream?
 
     init(archive: ZipArchive, entry: ArchiveEntry) {

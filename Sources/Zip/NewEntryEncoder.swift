@@ -105,7 +105,10 @@ enum NewEntryEncoder {
             next = max(end, start + 1)
             guard end > start else { return nil }
             let group = Array(entries[start..<end])
-            let bases = try group.map { entry in try entry.basis.flatMap { try archive.deflateStream(of: $0) } }
+            // An entry given the start of its stream needs no basis (unless that start is refused).
+            let bases = try group.map { entry in
+                entry.deflatedPrefix == nil ? try entry.basis.flatMap { try archive.deflateStream(of: $0) } : nil
+            }
             let encoded = try encodeConcurrently(group, level: level, destination: destination, bases: bases)
             for (groupKey, value) in zip(keys[start..<end], encoded) { ready[groupKey] = value }
             return ready.removeValue(forKey: key)
@@ -187,6 +190,14 @@ enum NewEntryEncoder {
         let size = UInt64(bytes.count)
         let crc = bytes.withUnsafeBytes { DeflateEngine.crc32($0) }
         let stored = Encoded(method: 0, crc: crc, compressedSize: size, uncompressedSize: size, data: bytes)
+        if entry.kind == .file, !entry.stored, let prefix = entry.deflatedPrefix, prefix.length <= bytes.count,
+            prefix.encodedSize(totalLength: bytes.count) < bytes.count
+        {
+            let stream = prefix.stream + DeflateSplice.storedBlocks(of: bytes[prefix.length...])
+            if DeflateSplice.inflatesTo(stream, bytes) {
+                return Encoded(method: 8, crc: crc, compressedSize: UInt64(stream.count), uncompressedSize: size, data: stream)
+            }
+        }
         if entry.kind == .file, !entry.stored, let basis, let original = entry.basis,
             let spliced = DeflateSplice.deflate(
                 revision: bytes, original: basis, originalSize: Int(original.uncompressedSize), level: level.blocks),

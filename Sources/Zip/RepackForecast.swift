@@ -1,8 +1,9 @@
 /// Where a repack will write the input's runs of copied entries, told before one replacement's
-/// content exists: a signer knows its main executable's new length (the layout of its signature)
-/// long before the signature itself, which waits for every resource of the bundle to be hashed.
+/// content exists: a signer knows its main executable's entry size (stored: the layout of its
+/// signature; deflated: its stream up to the signature, which is stored after it) long before
+/// the signature itself, which waits for every resource of the bundle to be hashed.
 /// The runs after the executable move by its new size; an `EarlyCopy` copies them there while
-/// the resources are hashed (`segments(pendingLength:)`).
+/// the resources are hashed (`segments(pendingSize:)`).
 ///
 /// A forecast is made from the same edits the repack gets, with placeholders for what is not
 /// known yet, and walks the same steps (`RepackPlan.steps`). If the final edits turn out to place
@@ -19,22 +20,23 @@ public struct RepackForecast: Sendable {
     /// bytes in all (a profile, an Info.plist); past it the forecast stops short of the pending entry.
     static let encodedBeforeLimit: UInt64 = 1 << 20
 
-    /// The segments to copy once the pending entry's content is known to be `pendingLength` bytes.
-    public func segments(pendingLength: UInt64) -> [EarlyCopy.Segment] {
-        let end = pendingDataOffset + pendingLength
+    /// The segments to copy once the pending entry's data is known to be `pendingSize` bytes.
+    public func segments(pendingSize: UInt64) -> [EarlyCopy.Segment] {
+        let end = pendingDataOffset + pendingSize
         return before + after.map { EarlyCopy.Segment(inputOffset: $0.inputOffset, outputOffset: end + $0.outputOffset, length: $0.length) }
     }
 
-    /// The forecast of a repack of `archive` with `edits`, in which `pending` is a replacement in
-    /// place, stored (so its size is its length), whose bytes are a placeholder, and `unknown`
-    /// names replacements whose size cannot be told yet (the runs stop at the first of them).
-    /// Nil when nothing after the pending entry could be placed.
+    /// The forecast of a repack of `archive` with `edits`, in which `pending` is a file replaced in
+    /// place whose bytes are a placeholder (its data's size is told later: a stored entry's
+    /// length, or the size its `deflatedPrefix` gives), and `unknown` names replacements whose
+    /// size cannot be told yet (the runs stop at the first of them). Nil when nothing after the
+    /// pending entry could be placed.
     public static func make(
         _ archive: ZipArchive, edits: ArchiveEdits, options: RepackOptions, pending: String, unknown: Set<String>
     ) throws -> RepackForecast? {
         let plan = try RepackPlan(archive: archive, edits: edits)
         guard let pendingEntry = archive.entry(named: pending), let added = plan.replacedInPlace[pendingEntry.index],
-            added.stored, added.kind == .file
+            added.kind == .file
         else { return nil }
         let unixTime = options.timestamp.unixTime(in: archive)
         var before: [EarlyCopy.Segment] = []

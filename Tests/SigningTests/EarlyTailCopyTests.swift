@@ -69,15 +69,39 @@ import Zip
         try SignCommandTests.expectVerifies(signed)
     }
 
-    /// A deflated executable's size depends on its signature's bytes: nothing is copied early.
-    @Test func aDeflatedExecutableCopiesNothingEarly() throws {
+    /// A deflated executable is written as its re-signed code's stream, made while the resources
+    /// are hashed (reusing the original's blocks), and its new signature stored after it: its size
+    /// is known then, and the entries after it are copied early too.
+    @Test func aDeflatedExecutableIsPlacedOnceItsCodeIsWritten() throws {
         let scratch = try ScratchDirectory("early-tail-copy")
         var builder = Self.app()
         builder.storesExecutable = false
+        // 400 KB of code that deflates as code does, to about half (instructions of four kinds
+        // with random operands), in many blocks: far past the 64 KiB a stream's blocks are reused from.
+        let operands = Noise.bytes(200_000, seed: 7)
+        builder.executable = IPABuilder.executable { machO in
+            machO.headerPadding = 1024
+            machO.code = (0..<100_000).flatMap { index in
+                let (low, high) = (operands[2 * index], operands[2 * index + 1])
+                return [low, high & 0x1F, 0x80 | (high >> 7), [0xD2, 0x91, 0xF9, 0xAA][Int(high >> 5) & 3]]
+            }
+        }
         let input = try scratch.write("app.ipa", builder.bytes())
-        let summary = try Self.librarySign(input, to: scratch.path("early.ipa"), early: true, scratch: scratch)
-        #expect(summary.earlyCopiedBytes == 0)
-        _ = try Self.librarySign(input, to: scratch.path("plain.ipa"), early: false, scratch: scratch)
+        let early = try Self.librarySign(input, to: scratch.path("early.ipa"), early: true, scratch: scratch)
+        let plain = try Self.librarySign(input, to: scratch.path("plain.ipa"), early: false, scratch: scratch)
+        #expect(plain.earlyCopiedBytes == 0)
         #expect(try Fixtures.bytesAt(scratch.path("early.ipa")) == (try Fixtures.bytesAt(scratch.path("plain.ipa"))))
+        let archive = try AppArchive(path: input).archive.zip
+        let resourceBytes = archive.entries.filter { $0.path.contains("/Resources/blob-") }.reduce(UInt64(0)) { $0 + $1.compressedSize }
+        #expect(early.earlyCopiedBytes > resourceBytes, "\(early.earlyCopiedBytes) of \(resourceBytes)")
+        // Deflated, smaller than the code, and read back by an independent reader.
+        let entry = try #require(try AppArchive(path: scratch.path("early.ipa")).archive.zip.entry(named: "Payload/Sample.app/Sample"))
+        #expect(entry.method == 8 && entry.compressedSize * 4 < entry.uncompressedSize * 3, "\(entry.compressedSize) of \(entry.uncompressedSize)")
+        let signed = scratch.path("signed.ipa")
+        let result = try SignCommandTests.sign(input, signed, scratch)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(try Fixtures.bytesAt(signed) == (try Fixtures.bytesAt(scratch.path("plain.ipa"))))
+        #expect(try ZipOracle.unzipTest(signed).status == 0)
+        try SignCommandTests.expectVerifies(signed)
     }
 }

@@ -48,6 +48,45 @@ import TestSupport
         #expect(DeflateSplice.deflate(revision: revision, original: compressed, originalSize: original.count, level: 6) == spliced.stream)
     }
 
+    /// A stream made from the revision's first bytes, before the rest existed (a re-signed
+    /// executable's code before its signature), then the rest in stored blocks: it inflates (with
+    /// zlib) to the revision at every bit alignment of the cut, and its size was known before the
+    /// rest was.
+    @Test func aPrefixThenStoredBlocksInflatesToTheRevision() throws {
+        for seed in UInt32(1)...8 {
+            let original = Self.content(400_000 + Int(seed) * 1_013, seed: seed)
+            let compressed = ZipBuilder.deflate(original, level: seed % 2 == 0 ? 6 : 9)
+            let revision = Self.revision(of: original, seed: seed)
+            let cut = revision.count - 37_000 - Int(seed) * 5_000
+            let prefix = try #require(DeflateSplice.deflatePrefix(
+                Array(revision[..<cut]), original: compressed, originalSize: original.count, level: 6), "seed \(seed)")
+            let rest = DeflateSplice.storedBlocks(of: revision[cut...])
+            #expect(rest.count == DeflateSplice.storedBlocksSize(revision.count - cut))
+            #expect(ZipBuilder.inflate(prefix + rest, size: revision.count) == revision, "seed \(seed)")
+            #expect(DeflateSplice.inflatesTo(prefix + rest, revision), "seed \(seed)")
+        }
+        // The whole original but a header field, then what was not there (an unsigned file signed).
+        let original = Self.content(400_000, seed: 11)
+        let compressed = ZipBuilder.deflate(original)
+        var code = original
+        for index in 200..<208 { code[index] ^= 0x5A }
+        let signature = Noise.bytes(12_000, seed: 11)
+        let prefix = try #require(DeflateSplice.deflatePrefix(code, original: compressed, originalSize: original.count, level: 6))
+        let stream = prefix + DeflateSplice.storedBlocks(of: signature[...])
+        #expect(ZipBuilder.inflate(stream, size: code.count + signature.count) == code + signature, "the original's final block is not copied")
+        // The same holds for a whole revision that keeps all of the original and adds to it.
+        let whole = code + signature
+        let spliced = try #require(DeflateSplice.deflate(revision: whole, original: compressed, originalSize: original.count, level: 6))
+        #expect(ZipBuilder.inflate(spliced, size: whole.count) == whole)
+        // Stored blocks alone: empty, one, and several, each at most 65,535 bytes.
+        for count in [0, 1, 65_535, 65_536, 200_000] {
+            let bytes = Noise.bytes(count, seed: UInt64(count + 1))
+            let stream = DeflateSplice.storedBlocks(of: bytes[...])
+            #expect(stream.count == DeflateSplice.storedBlocksSize(count))
+            #expect(ZipBuilder.inflate(stream, size: count) == bytes, "\(count)")
+        }
+    }
+
     @Test func everyBitAlignmentOfTheCutInflates() throws {
         var alignments = Set<Int>()
         for seed in UInt32(1)...16 {
