@@ -44,15 +44,19 @@ public struct ArchiveEdits: Sendable, Equatable {
         }
     }
 
-    /// The start of a deflate stream that ends on a byte boundary (`DeflateSplice.deflatePrefix`)
-    /// and the bytes it holds.
+    /// The start of a deflate stream that ends on a byte boundary (`DeflateSplice.deflatePrefix`),
+    /// checked when it was made to inflate to the first `length` bytes of the revision, whose
+    /// CRC-32 is `crc`: the writer uses it for bytes that start with those (same CRC) without
+    /// inflating it again.
     public struct DeflatedPrefix: Sendable, Equatable {
         public var stream: [UInt8]
         public var length: Int
+        public var crc: UInt32
 
-        public init(stream: [UInt8], length: Int) {
+        public init(stream: [UInt8], length: Int, crc: UInt32) {
             self.stream = stream
             self.length = length
+            self.crc = crc
         }
 
         /// The size of the whole entry's data when the revision is `totalLength` bytes long.

@@ -264,7 +264,8 @@ public enum DeflateSplice {
 extension ArchiveEntrySource {
     /// The start of the stream a repack writes for a revision of this entry whose first bytes are
     /// `prefix` and whose whole length will be `totalLength` (the rest in stored blocks; see
-    /// `ArchiveEdits.Addition.deflatedPrefix`), at `level`. Nil when the writer would not use one:
+    /// `ArchiveEdits.Addition.deflatedPrefix`), at `level`, checked here (inflated and compared) so
+    /// the writer need not. Nil when the writer would not use one:
     /// the entry is not deflated, or too small to reuse or too large to encode whole, no run of its
     /// blocks can be reused, or the result would not be smaller than storing the revision.
     public func deflatedPrefix(of prefix: [UInt8], totalLength: Int, level: DeflateLevel) throws -> ArchiveEdits.DeflatedPrefix? {
@@ -273,7 +274,9 @@ extension ArchiveEntrySource {
             let original = try archive.deflateStream(of: entry),
             let stream = DeflateSplice.deflatePrefix(prefix, original: original, originalSize: Int(entry.uncompressedSize), level: level.blocks)
         else { return nil }
-        let result = ArchiveEdits.DeflatedPrefix(stream: stream, length: prefix.count)
+        guard DeflateSplice.inflatesTo(stream + DeflateSplice.storedBlocks(of: []), prefix) else { return nil }
+        let crc = prefix.withUnsafeBytes { DeflateEngine.crc32($0) }
+        let result = ArchiveEdits.DeflatedPrefix(stream: stream, length: prefix.count, crc: crc)
         return result.encodedSize(totalLength: totalLength) < totalLength ? result : nil
     }
 }

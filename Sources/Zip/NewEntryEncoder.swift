@@ -188,15 +188,16 @@ enum NewEntryEncoder {
             bytes = try source.read(offset: 0, count: Int(source.size))
         }
         let size = UInt64(bytes.count)
-        let crc = bytes.withUnsafeBytes { DeflateEngine.crc32($0) }
+        // With a prefix, the CRC is taken in two parts: the first tells whether the bytes start
+        // with the ones the prefix was checked against.
+        let prefix = entry.kind == .file && !entry.stored ? entry.deflatedPrefix.flatMap { $0.length <= bytes.count ? $0 : nil } : nil
+        let split = prefix?.length ?? 0
+        let crcOfPrefix = bytes[..<split].withUnsafeBytes { DeflateEngine.crc32($0) }
+        let crc = bytes[split...].withUnsafeBytes { DeflateEngine.crc32($0, continuing: crcOfPrefix) }
         let stored = Encoded(method: 0, crc: crc, compressedSize: size, uncompressedSize: size, data: bytes)
-        if entry.kind == .file, !entry.stored, let prefix = entry.deflatedPrefix, prefix.length <= bytes.count,
-            prefix.encodedSize(totalLength: bytes.count) < bytes.count
-        {
+        if let prefix, prefix.crc == crcOfPrefix, prefix.encodedSize(totalLength: bytes.count) < bytes.count {
             let stream = prefix.stream + DeflateSplice.storedBlocks(of: bytes[prefix.length...])
-            if DeflateSplice.inflatesTo(stream, bytes) {
-                return Encoded(method: 8, crc: crc, compressedSize: UInt64(stream.count), uncompressedSize: size, data: stream)
-            }
+            return Encoded(method: 8, crc: crc, compressedSize: UInt64(stream.count), uncompressedSize: size, data: stream)
         }
         if entry.kind == .file, !entry.stored, let basis, let original = entry.basis,
             let spliced = DeflateSplice.deflate(

@@ -1,0 +1,79 @@
+import Foundation
+import IPAArchive
+import Testing
+import TestSupport
+@testable import Zip
+
+/// A revised entry written as the start of its stream made before it was whole
+/// (`ArchiveEdits.DeflatedPrefix`) and the rest in stored blocks: checked when made, so the writer
+/// only checks (by CRC) that the bytes it is given start with the ones the prefix holds, and
+/// deflates anything else as it always did. Python's zipfile reads every result back.
+@Suite struct DeflatedPrefixTests {
+    static let name = "Payload/A.app/A"
+
+    /// An archive whose executable is 400 KB of code-like bytes, deflated in many blocks, and its
+    /// revision: a changed header field and a new signature after the code.
+    static func fixture(in scratch: ScratchDirectory) throws -> (path: String, code: [UInt8], revision: [UInt8]) {
+        let operands = Noise.bytes(200_000, seed: 5)
+        let code = (0..<100_000).flatMap { index in
+            let (low, high) = (operands[2 * index], operands[2 * index + 1])
+            return [low, high & 0x1F, 0x80 | (high >> 7), [0xD2, 0x91, 0xF9, 0xAA][Int(high >> 5) & 3]]
+        }
+        var zip = ZipBuilder()
+        zip.file("Payload/A.app/Info.plist", "<plist version=\"1.0\"><dict/></plist>")
+        zip.file(name, code)
+        zip.file("Payload/A.app/Z.txt", String(repeating: "after ", count: 1000))
+        var revision = code
+        revision[40] ^= 0x10
+        revision += Noise.bytes(9_000, seed: 6)
+        return (try scratch.write("in.ipa", zip.bytes()), code, revision)
+    }
+
+    private func repack(
+        _ input: String, bytes: [UInt8], prefix: ArchiveEdits.DeflatedPrefix, to output: String
+    ) throws -> ArchiveEntry {
+        let archive = try IPAArchive(path: input).zip
+        var addition = ArchiveEdits.Addition(name: Self.name, content: .bytes(bytes), revisesReplacedEntry: true)
+        addition.deflatedPrefix = prefix
+        try ArchiveWriter.repack(archive, to: output, edits: ArchiveEdits(additions: [addition], replacesInPlace: true), verifying: nil)
+        #expect(try ZipOracle.read(Self.name, of: output) == bytes)
+        #expect(try ZipOracle.unzipTest(output).status == 0)
+        return try #require(try ZipArchive(path: output).entry(named: Self.name))
+    }
+
+    @Test func theBytesThePrefixHoldsAreWrittenWithIt() throws {
+        let scratch = try ScratchDirectory("deflated-prefix")
+        let (input, code, revision) = try Self.fixture(in: scratch)
+        let archive = try IPAArchive(path: input).zip
+        let entry = try #require(archive.entry(named: Self.name))
+        let prefix = try #require(try archive.byteSource(for: entry).deflatedPrefix(
+            of: Array(revision[..<code.count]), totalLength: revision.count, level: RepackOptions().compressionLevel))
+        // Most of the original's stream is reused.
+        #expect(prefix.stream.count < Int(entry.compressedSize) + 4_096)
+        let written = try repack(input, bytes: revision, prefix: prefix, to: scratch.path("out.ipa"))
+        #expect(written.method == 8 && written.compressedSize == UInt64(prefix.encodedSize(totalLength: revision.count)))
+
+        // Other bytes than the prefix was made from: deflated as they would be without it.
+        var other = revision
+        other[200_000] ^= 0x01
+        let fallback = try repack(input, bytes: other, prefix: prefix, to: scratch.path("other.ipa"))
+        #expect(fallback.compressedSize != UInt64(prefix.encodedSize(totalLength: other.count)))
+        // Bytes shorter than the prefix: the same.
+        _ = try repack(input, bytes: Array(revision.prefix(1_000)), prefix: prefix, to: scratch.path("short.ipa"))
+    }
+
+    @Test func noPrefixIsMadeWhereNoneWouldHelp() throws {
+        let scratch = try ScratchDirectory("deflated-prefix")
+        let (input, code, revision) = try Self.fixture(in: scratch)
+        let archive = try IPAArchive(path: input).zip
+        let level = RepackOptions().compressionLevel
+        let entry = try #require(archive.entry(named: Self.name))
+        let small = try #require(archive.entry(named: "Payload/A.app/Info.plist"))
+        #expect(try archive.byteSource(for: small).deflatedPrefix(of: [1, 2, 3], totalLength: 10, level: level) == nil)
+        // Nothing in common with the original, or a prefix longer than the whole.
+        #expect(try archive.byteSource(for: entry).deflatedPrefix(
+            of: Noise.bytes(code.count, seed: 9), totalLength: revision.count, level: level) == nil)
+        #expect(try archive.byteSource(for: entry).deflatedPrefix(
+            of: Array(revision[..<code.count]), totalLength: code.count - 1, level: level) == nil)
+    }
+}
