@@ -67,8 +67,10 @@ public enum DeflateSplice {
     /// splices, ending on a byte boundary without a final block, so that the stream is this plus
     /// `storedBlocks(of:)` of the rest. Its size, and so the entry's, is known before the rest is:
     /// what lets the entries after it be placed early (`RepackForecast`). Nil as for `deflate`.
-    public static func deflatePrefix(_ prefix: [UInt8], original: [UInt8], originalSize: Int, level: Int32) -> [UInt8]? {
-        splice(revision: prefix, original: original, originalSize: originalSize, level: level, final: false)?.stream
+    public static func deflatePrefix(
+        _ prefix: [UInt8], original: [UInt8], originalSize: Int, level: Int32, knownContent: [UInt8]? = nil
+    ) -> [UInt8]? {
+        splice(revision: prefix, original: original, originalSize: originalSize, level: level, final: false, knownContent: knownContent)?.stream
     }
 
     /// `bytes` as the stored blocks that end a stream (RFC 1951 3.2.4), after a prefix that ends on
@@ -95,10 +97,22 @@ public enum DeflateSplice {
 
     /// `deflate(revision:original:originalSize:level:)`, with where the copy went; with `final`
     /// false, the stream ends on a byte boundary without a final block and is not checked.
-    static func splice(revision: [UInt8], original: [UInt8], originalSize: Int, level: Int32, final: Bool = true) -> Spliced? {
-        guard originalSize >= minimumReuse, UInt64(originalSize) <= ZipArchive.wholeReadLimit, revision.count >= minimumReuse,
-            let (content, boundaries) = inflateWithBoundaries(original, size: originalSize)
+    ///
+    /// `knownContent`: the original's content when the caller holds it (checked against its CRC),
+    /// so only its block boundaries are looked for. A stream that does not hold it fails the check
+    /// of the result (or, for a prefix, the caller's).
+    static func splice(
+        revision: [UInt8], original: [UInt8], originalSize: Int, level: Int32, final: Bool = true, knownContent: [UInt8]? = nil
+    ) -> Spliced? {
+        guard originalSize >= minimumReuse, UInt64(originalSize) <= ZipArchive.wholeReadLimit, revision.count >= minimumReuse
         else { return nil }
+        let found: ([UInt8], [Boundary])?
+        if let knownContent, knownContent.count == originalSize {
+            found = boundaries(of: original, size: originalSize).map { (knownContent, $0) }
+        } else {
+            found = inflateWithBoundaries(original, size: originalSize)
+        }
+        guard let (content, boundaries) = found else { return nil }
         guard let same = longestSameRun(content, revision),
             let start = boundaries.first(where: { $0.offset >= same.lowerBound + window }),
             let end = boundaries.last(where: { $0.offset <= same.upperBound }),
@@ -136,45 +150,67 @@ public enum DeflateSplice {
     /// `size` bytes with at most `maximumBoundaries(size:)` blocks.
     static func inflateWithBoundaries(_ stream: [UInt8], size: Int) -> ([UInt8], [Boundary])? {
         guard size > 0 else { return nil }
-        let boundaryLimit = maximumBoundaries(size: size)
         var content = [UInt8](repeating: 0, count: size)
+        let boundaries = content.withUnsafeMutableBytes { scanBoundaries(stream, size: size, into: $0) }
+        return boundaries.map { (content, $0) }
+    }
+
+    /// The block boundaries alone, as `inflateWithBoundaries` finds them, for an original whose
+    /// content the caller holds: inflated through a small buffer used again and again.
+    static func boundaries(of stream: [UInt8], size: Int) -> [Boundary]? {
+        guard size > 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: min(size, 256 << 10))
+        return buffer.withUnsafeMutableBytes { scanBoundaries(stream, size: size, into: $0) }
+    }
+
+    /// One zlib pass over `stream` that stops at each block's end, its output going into `output`
+    /// (from its start again whenever full) until `size` bytes in all; the boundaries, or nil
+    /// unless the stream holds exactly `size` bytes in at most `maximumBoundaries(size:)` blocks.
+    private static func scanBoundaries(_ stream: [UInt8], size: Int, into output: UnsafeMutableRawBufferPointer) -> [Boundary]? {
+        let boundaryLimit = maximumBoundaries(size: size)
+        guard let outputBase = output.baseAddress?.assumingMemoryBound(to: Bytef.self), !output.isEmpty else { return nil }
         var boundaries: [Boundary] = []
         var finished = false
         var zstream = z_stream()
         guard inflateInit2_(&zstream, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
         defer { inflateEnd(&zstream) }
+        // Bytes produced before the current pass through `output`.
+        var base = 0
         stream.withUnsafeBytes { input in
-            content.withUnsafeMutableBytes { output in
-                guard let inputBase = input.baseAddress?.assumingMemoryBound(to: Bytef.self),
-                    let outputBase = output.baseAddress?.assumingMemoryBound(to: Bytef.self)
-                else { return }
-                zstream.next_in = UnsafeMutablePointer(mutating: inputBase)
-                zstream.avail_in = uInt(input.count)
-                zstream.next_out = outputBase
-                zstream.avail_out = uInt(output.count)
-                while true {
-                    let status = inflate(&zstream, Z_BLOCK)
-                    if status == Z_STREAM_END {
-                        finished = zstream.avail_out == 0
-                        return
-                    }
-                    // Anything else, Z_BUF_ERROR included (no progress possible: the output is full before
-                    // the stream's end, or the input is cut short), ends the pass without a result.
-                    guard status == Z_OK else { return }
-                    // Bit 7 of data_type: stopped at the end of a block (or before the first);
-                    // bit 6: that block was the final one (its end is the stream's, where nothing
-                    // may follow: not a place to cut); the low three bits: unused bits of the last
-                    // input byte taken.
-                    if zstream.data_type & 128 != 0 && zstream.data_type & 64 == 0 {
-                        guard boundaries.count < boundaryLimit else { return }
-                        let consumed = input.count - Int(zstream.avail_in)
-                        boundaries.append(Boundary(
-                            bit: consumed * 8 - Int(zstream.data_type & 7), offset: output.count - Int(zstream.avail_out)))
-                    }
+            guard let inputBase = input.baseAddress?.assumingMemoryBound(to: Bytef.self) else { return }
+            zstream.next_in = UnsafeMutablePointer(mutating: inputBase)
+            zstream.avail_in = uInt(input.count)
+            zstream.next_out = outputBase
+            zstream.avail_out = uInt(min(output.count, size))
+            var room = Int(zstream.avail_out)
+            while true {
+                if zstream.avail_out == 0 && base + room < size {
+                    base += room
+                    room = min(output.count, size - base)
+                    zstream.next_out = outputBase
+                    zstream.avail_out = uInt(room)
+                }
+                let status = inflate(&zstream, Z_BLOCK)
+                let produced = base + room - Int(zstream.avail_out)
+                if status == Z_STREAM_END {
+                    finished = produced == size
+                    return
+                }
+                // Anything else, Z_BUF_ERROR included (no progress possible: the output is full before
+                // the stream's end, or the input is cut short), ends the pass without a result.
+                guard status == Z_OK else { return }
+                // Bit 7 of data_type: stopped at the end of a block (or before the first);
+                // bit 6: that block was the final one (its end is the stream's, where nothing
+                // may follow: not a place to cut); the low three bits: unused bits of the last
+                // input byte taken.
+                if zstream.data_type & 128 != 0 && zstream.data_type & 64 == 0 {
+                    guard boundaries.count < boundaryLimit else { return }
+                    let consumed = input.count - Int(zstream.avail_in)
+                    boundaries.append(Boundary(bit: consumed * 8 - Int(zstream.data_type & 7), offset: produced))
                 }
             }
         }
-        return finished ? (content, boundaries) : nil
+        return finished ? boundaries : nil
     }
 
     /// The longest run of 4 KiB pages at the same offsets with the same bytes in both, as a byte
@@ -272,9 +308,15 @@ extension ArchiveEntrySource {
         guard entry.method == 8, entry.uncompressedSize >= UInt64(DeflateSplice.minimumReuse),
             UInt64(totalLength) <= NewEntryEncoder.wholeBufferLimit, prefix.count <= totalLength,
             let original = try archive.deflateStream(of: entry),
-            let stream = DeflateSplice.deflatePrefix(prefix, original: original, originalSize: Int(entry.uncompressedSize), level: level.blocks)
+            var stream = DeflateSplice.deflatePrefix(
+                prefix, original: original, originalSize: Int(entry.uncompressedSize), level: level.blocks,
+                knownContent: archive.recentReads.whole(of: entry))
         else { return nil }
-        guard DeflateSplice.inflatesTo(stream + DeflateSplice.storedBlocks(of: []), prefix) else { return nil }
+        // Checked as a whole stream: with an empty final stored block after it, for the check only.
+        let end = DeflateSplice.storedBlocks(of: [])
+        stream += end
+        guard DeflateSplice.inflatesTo(stream, prefix) else { return nil }
+        stream.removeLast(end.count)
         let crc = prefix.withUnsafeBytes { DeflateEngine.crc32($0) }
         let result = ArchiveEdits.DeflatedPrefix(stream: stream, length: prefix.count, crc: crc)
         return result.encodedSize(totalLength: totalLength) < totalLength ? result : nil

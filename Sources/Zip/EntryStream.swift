@@ -287,6 +287,9 @@ extension ZipArchive {
             wholeEntry.flatMap { $0.index == entry.index ? $0.bytes : nil }
         }
 
+        /// The entry kept whole, by index, with its content.
+        var heldWhole: (index: Int, bytes: [UInt8])? { wholeEntry }
+
         func holdsWhole(_ entry: ArchiveEntry) -> Bool {
             wholeEntry?.index == entry.index
         }

@@ -150,9 +150,22 @@ public final class ZipArchive {
         let path: String
         let limits: ArchiveLimits
         let deadline: ContinuousClock.Instant
+        /// The entry this archive holds read whole (checked): the other thread's reads of it take
+        /// these bytes instead of inflating the entry again, while the entry at that index is still
+        /// the one they were read from.
+        let heldWhole: (index: Int, offset: UInt64, crc: UInt32, bytes: [UInt8])?
 
         public func open() throws(ArchiveError) -> ZipArchive {
-            try ZipArchive(opening: location, displayedAs: path, limits: limits, deadline: deadline)
+            let archive = try ZipArchive(opening: location, displayedAs: path, limits: limits, deadline: deadline)
+            if let heldWhole, heldWhole.index < archive.entries.count {
+                let entry = archive.entries[heldWhole.index]
+                if entry.localHeaderOffset == heldWhole.offset, entry.crc32 == heldWhole.crc,
+                    entry.uncompressedSize == UInt64(heldWhole.bytes.count)
+                {
+                    archive.recentReads.keepWhole((heldWhole.index, heldWhole.bytes))
+                }
+            }
+            return archive
         }
     }
 
@@ -160,7 +173,11 @@ public final class ZipArchive {
     public var reopening: Reopening {
         let descriptorPath = "/proc/self/fd/\(file.descriptor)"
         let location = FileSystem.access(descriptorPath, F_OK) == 0 ? descriptorPath : file.path
-        return Reopening(location: location, path: path, limits: limits, deadline: deadline)
+        let held = recentReads.heldWhole.flatMap { held in
+            held.index < entries.count
+                ? (held.index, entries[held.index].localHeaderOffset, entries[held.index].crc32, held.bytes) : nil
+        }
+        return Reopening(location: location, path: path, limits: limits, deadline: deadline, heldWhole: held)
     }
 
     private static func isFolder(_ path: String) -> Bool {

@@ -46,6 +46,15 @@ import TestSupport
         #expect(differing == nil)
         // The same inputs give the same bytes.
         #expect(DeflateSplice.deflate(revision: revision, original: compressed, originalSize: original.count, level: 6) == spliced.stream)
+        // With the original's content known, only the boundaries are looked for (through a buffer
+        // used four times over): the same ones, and the same stream.
+        #expect(DeflateSplice.boundaries(of: compressed, size: original.count) == DeflateSplice.inflateWithBoundaries(compressed, size: original.count)?.1)
+        #expect(DeflateSplice.splice(
+            revision: revision, original: compressed, originalSize: original.count, level: 6, knownContent: original)?.stream == spliced.stream)
+        // A stream cut short, or holding more than the size says, has none.
+        #expect(DeflateSplice.boundaries(of: Array(compressed.dropLast(100)), size: original.count) == nil)
+        #expect(DeflateSplice.boundaries(of: compressed, size: original.count - 1) == nil)
+        #expect(DeflateSplice.boundaries(of: compressed, size: original.count + 1) == nil)
     }
 
     /// A stream made from the revision's first bytes, before the rest existed (a re-signed

@@ -48,6 +48,13 @@ import TestSupport
         let entry = try #require(archive.entry(named: Self.name))
         let prefix = try #require(try archive.byteSource(for: entry).deflatedPrefix(
             of: Array(revision[..<code.count]), totalLength: revision.count, level: RepackOptions().compressionLevel))
+        // Made the same from the content the archive holds once the entry was read whole (only the
+        // boundaries are then looked for).
+        let source = archive.byteSource(for: entry)
+        #expect(try source.read(offset: UInt64(code.count - 10), count: 10) == Array(code.suffix(10)))
+        #expect(archive.recentReads.holdsWhole(entry))
+        #expect(try source.deflatedPrefix(
+            of: Array(revision[..<code.count]), totalLength: revision.count, level: RepackOptions().compressionLevel) == prefix)
         // Most of the original's stream is reused.
         #expect(prefix.stream.count < Int(entry.compressedSize) + 4_096)
         let written = try repack(input, bytes: revision, prefix: prefix, to: scratch.path("out.ipa"))
@@ -75,5 +82,27 @@ import TestSupport
             of: Noise.bytes(code.count, seed: 9), totalLength: revision.count, level: level) == nil)
         #expect(try archive.byteSource(for: entry).deflatedPrefix(
             of: Array(revision[..<code.count]), totalLength: code.count - 1, level: level) == nil)
+    }
+}
+
+/// `ZipArchive.Reopening`: another thread's opening of the archive takes the entry this one holds
+/// read whole instead of inflating it again, and only while that entry is still the same.
+@Suite struct ReopeningTests {
+    @Test func theEntryHeldWholeIsShared() throws {
+        let scratch = try ScratchDirectory("reopening")
+        let (input, code, _) = try DeflatedPrefixTests.fixture(in: scratch)
+        let archive = try IPAArchive(path: input).zip
+        let entry = try #require(archive.entry(named: DeflatedPrefixTests.name))
+        #expect(try archive.byteSource(for: entry).read(offset: UInt64(code.count - 4), count: 4) == Array(code.suffix(4)))
+        let reopened = try archive.reopening.open()
+        let same = try #require(reopened.entry(named: DeflatedPrefixTests.name))
+        #expect(reopened.recentReads.holdsWhole(same))
+        #expect(try reopened.byteSource(for: same).read(offset: 1_000, count: 8) == Array(code[1_000..<1_008]))
+        #expect(reopened.recentReads.inflatedBytes[same.index, default: 0] == 0, "nothing inflated again")
+        // An archive that holds nothing shares nothing.
+        let other = try IPAArchive(path: input).zip
+        let fresh = try other.reopening.open()
+        #expect(!fresh.recentReads.holdsWhole(same))
+        withExtendedLifetime(other) {}
     }
 }
