@@ -15,7 +15,7 @@ import Synchronization
 /// same offsets.
 ///
 /// Signing changes entries early in the archive (the profile, the executable), so the entries
-/// after them move; where they go is known once the executable's new size is (`forecast`,
+/// after them move; where they go is known once the executable's new size is (`RepackForecast`,
 /// `Starter`), long before its signature, which waits for every resource to be hashed. The copy
 /// of those entries then runs while the resources are hashed, instead of after.
 ///
@@ -45,8 +45,13 @@ public final class EarlyCopy {
     let source: ZipArchive
     /// Starts the copy, from any thread; once.
     public let starter: Starter
-    /// Bytes copied per segment, once the thread has stopped.
-    private var copiedWhenJoined: [(segment: Segment, copied: UInt64)]?
+    /// Bytes copied per segment, by where the segment starts in both files, once the thread has stopped.
+    private var copiedWhenJoined: [SegmentStart: UInt64]?
+
+    private struct SegmentStart: Hashable {
+        let input: UInt64
+        let output: UInt64
+    }
     /// Whether a repack has taken the output (it publishes and closes it: one use only).
     private var taken = false
 
@@ -59,10 +64,20 @@ public final class EarlyCopy {
             var started = false
             /// Set when the writer joins: a copy not started by then never starts.
             var stopping = false
-            /// Same-offset segments (`inputOffset == outputOffset`) end here; lowered to stop early.
-            var sameOffsetLimit: UInt64 = .max
+            /// The copy of the whole input at the same offsets (`init(startingNow: true)`), by
+            /// index, which the writer can use only as far as its first run goes …
+            var wholeInput: Int?
+            /// … which is here once it says so: that segment ends here.
+            var wholeInputLimit: UInt64 = .max
             /// Nothing more is copied: the output is abandoned.
             var cancelled = false
+
+            /// How much of segment `index` may be copied.
+            func usableLength(_ index: Int) -> UInt64 {
+                let segment = segments[index]
+                guard index == wholeInput else { return segment.length }
+                return min(segment.length, wholeInputLimit)
+            }
         }
 
         let state = Mutex(State())
@@ -77,13 +92,21 @@ public final class EarlyCopy {
         fileprivate let output: Int32
 
         /// Copies `segments`, in order, on a new thread; nothing once the writer has joined, or
-        /// when a copy was started already.
+        /// when a copy was started already, or when the segments are not in output order without
+        /// overlapping (the writer keeps a segment's bytes only where no other one wrote) or reach
+        /// past what a file offset can say.
         public func start(_ segments: [Segment]) {
+            start(segments, wholeInput: false)
+        }
+
+        fileprivate func start(_ segments: [Segment], wholeInput: Bool) {
+            guard Self.areOrderedAndApart(segments) else { return }
             let begins = progress.state.withLock { state in
                 guard !state.started, !state.stopping, !segments.isEmpty else { return false }
                 state.started = true
                 state.segments = segments
                 state.copied = Array(repeating: 0, count: segments.count)
+                state.wholeInput = wholeInput ? 0 : nil
                 return true
             }
             guard begins else { return }
@@ -92,6 +115,19 @@ public final class EarlyCopy {
                 EarlyCopy.copy(from: input, to: output, progress: progress)
                 progress.finished.signal()
             }
+        }
+
+        private static func areOrderedAndApart(_ segments: [Segment]) -> Bool {
+            var end: UInt64 = 0
+            for segment in segments {
+                let (inputEnd, inputOverflow) = segment.inputOffset.addingReportingOverflow(segment.length)
+                let (outputEnd, outputOverflow) = segment.outputOffset.addingReportingOverflow(segment.length)
+                guard !inputOverflow, !outputOverflow, inputEnd <= UInt64(Int64.max), outputEnd <= UInt64(Int64.max),
+                    segment.outputOffset >= end
+                else { return false }
+                end = outputEnd
+            }
+            return true
         }
     }
 
@@ -119,7 +155,7 @@ public final class EarlyCopy {
         // Only descriptors cross to the thread; `self` keeps both files open until it has joined.
         self.starter = Starter(progress: Progress(), input: archive.file.descriptor, output: output.descriptor)
         if startingNow {
-            starter.start([Segment(inputOffset: 0, outputOffset: 0, length: archive.centralDirectoryOffset)])
+            starter.start([Segment(inputOffset: 0, outputOffset: 0, length: archive.centralDirectoryOffset)], wholeInput: true)
         }
     }
 
@@ -136,44 +172,39 @@ public final class EarlyCopy {
         finish(firstRunLength: 0)
     }
 
-    /// Stops the copy of what the writer cannot use: the same offsets in both files hold the
-    /// same entries only up to the end of the output's first run, `firstRunLength` (the copy
-    /// may have gone a slice beyond; the writer overwrites or cuts that). Then waits for the
-    /// thread to copy the rest (the segments of a forecast are the writer's own runs).
+    /// Waits for the thread to copy what the writer can use and returns: a copy of the whole input
+    /// at the same offsets is stopped at the end of the output's first run, `firstRunLength`
+    /// (beyond it the same offsets no longer hold the same entries; the copy may have gone a
+    /// slice further, which the writer overwrites or cuts), a forecast's segments are copied whole
+    /// (they are the writer's own runs).
     func finish(firstRunLength: UInt64) {
         guard copiedWhenJoined == nil else { return }
         let started = progress.state.withLock { state in
             state.stopping = true
-            state.sameOffsetLimit = min(state.sameOffsetLimit, firstRunLength)
+            state.wholeInputLimit = min(state.wholeInputLimit, firstRunLength)
             return state.started
         }
         if started { progress.finished.wait() }
         copiedWhenJoined = progress.state.withLock { state in
-            zip(state.segments, state.copied).map { ($0, min($1, Self.usableLength($0, limit: state.sameOffsetLimit))) }
+            var copied: [SegmentStart: UInt64] = [:]
+            for (index, segment) in state.segments.enumerated() {
+                copied[SegmentStart(input: segment.inputOffset, output: segment.outputOffset)] =
+                    min(state.copied[index], state.usableLength(index))
+            }
+            return copied
         }
     }
 
     /// Bytes of the output's run of `length` bytes at `outputOffset`, copied from `inputOffset`,
     /// that the copy wrote (from the run's start), once `finish` has joined it.
     func copied(inputOffset: UInt64, outputOffset: UInt64, length: UInt64) -> UInt64 {
-        guard
-            let done = copiedWhenJoined?.first(where: {
-                $0.segment.inputOffset == inputOffset && $0.segment.outputOffset == outputOffset
-            })
-        else { return 0 }
-        return min(done.copied, length)
+        min(copiedWhenJoined?[SegmentStart(input: inputOffset, output: outputOffset)] ?? 0, length)
     }
 
     /// Bytes copied in all, once joined (for tests).
-    var copiedBytes: UInt64 { copiedWhenJoined?.reduce(0) { $0 + $1.copied } ?? 0 }
+    var copiedBytes: UInt64 { copiedWhenJoined?.values.reduce(0, +) ?? 0 }
 
     private var progress: Progress { starter.progress }
-
-    /// How much of `segment` may be copied: a same-offset one up to `limit`.
-    private static func usableLength(_ segment: Segment, limit: UInt64) -> UInt64 {
-        guard segment.inputOffset == segment.outputOffset else { return segment.length }
-        return segment.inputOffset >= limit ? 0 : min(segment.length, limit - segment.inputOffset)
-    }
 
     private static func copy(from input: Int32, to output: Int32, progress: Progress) {
         let segments = progress.state.withLock { $0.segments }
@@ -183,7 +214,7 @@ public final class EarlyCopy {
             while true {
                 let left = progress.state.withLock { state -> UInt64 in
                     guard !state.cancelled else { return 0 }
-                    let usable = usableLength(segment, limit: state.sameOffsetLimit)
+                    let usable = state.usableLength(index)
                     return usable > state.copied[index] ? usable - state.copied[index] : 0
                 }
                 guard left > 0 else { break }

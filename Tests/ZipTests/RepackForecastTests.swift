@@ -77,9 +77,52 @@ import TestSupport
         let resources = try entry(Self.seal).localHeaderOffset - (try entry(Self.profile).endOffset)
         let all = try reused(
             input, placeholders: placeholders, final: final, pendingSize: UInt64(signed.count), unknown: [Self.seal], in: scratch)
+        // The seal's size is not known, so nothing after it is placed (the fixture has entries there).
         #expect(all == head + resources)
-        // With the seal's size not known, nothing after it is placed.
         #expect(try entry(Self.seal).endOffset < archive.centralDirectoryOffset)
+    }
+
+    /// Signing an app this writer signed before, with the same bytes: every replacement keeps its
+    /// size, so the runs after the executable stay where they were, at the same offsets as in the
+    /// input, and are copied early all the same (not only as far as the output's first run).
+    @Test func runsThatDoNotMoveAreCopiedEarlyToo() throws {
+        let scratch = try ScratchDirectory("repack-forecast")
+        let signed = Noise.bytes(310_000, seed: 3)
+        let final = Self.edits(executable: signed, seal: Array("<plist version=\"1.0\"><dict/></plist>".utf8))
+        let once = scratch.path("once.ipa")
+        try ArchiveWriter.repack(try IPAArchive(path: try Self.archive(in: scratch)).zip, to: once, edits: final, verifying: nil)
+        let archive = try IPAArchive(path: once).zip
+        let entry = { (name: String) in try #require(archive.entry(named: name)) }
+        let head = try entry(Self.executable).localHeaderOffset
+        let resources = try entry(Self.seal).localHeaderOffset - (try entry(Self.profile).endOffset)
+        let all = try reused(
+            once, placeholders: Self.edits(executable: [], seal: []), final: final, pendingSize: UInt64(signed.count),
+            unknown: [Self.seal], in: scratch)
+        #expect(all == head + resources)
+    }
+
+    /// Segments a copy could not keep apart (out of output order, overlapping, or past what a file
+    /// offset can say) start no copy at all.
+    @Test func segmentsThatOverlapStartNothing() throws {
+        let scratch = try ScratchDirectory("repack-forecast")
+        let archive = try IPAArchive(path: try Self.archive(in: scratch)).zip
+        let cases: [[EarlyCopy.Segment]] = [
+            [.init(inputOffset: 0, outputOffset: 100, length: 50), .init(inputOffset: 200, outputOffset: 120, length: 10)],
+            [.init(inputOffset: 0, outputOffset: 100, length: 50), .init(inputOffset: 200, outputOffset: 0, length: 10)],
+            [.init(inputOffset: .max - 5, outputOffset: 0, length: 10)],
+            [.init(inputOffset: 0, outputOffset: UInt64(Int64.max), length: 10)],
+        ]
+        for segments in cases {
+            let early = try #require(EarlyCopy(archive, destination: scratch.path("out.ipa"), startingNow: false))
+            early.starter.start(segments)
+            early.finish(firstRunLength: .max)
+            #expect(early.copiedBytes == 0, "\(segments)")
+        }
+        // Apart and in order, they are copied.
+        let early = try #require(EarlyCopy(archive, destination: scratch.path("out.ipa"), startingNow: false))
+        early.starter.start([.init(inputOffset: 0, outputOffset: 100, length: 50), .init(inputOffset: 60, outputOffset: 150, length: 10)])
+        early.finish(firstRunLength: 0)
+        #expect(early.copiedBytes == 60)
     }
 
     @Test func aWrongLengthLeavesTheMovedRunsToTheWriter() throws {
