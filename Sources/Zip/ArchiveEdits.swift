@@ -46,14 +46,15 @@ public struct ArchiveEdits: Sendable, Equatable {
 
     /// The start of a deflate stream that ends on a byte boundary (`DeflateSplice.deflatePrefix`),
     /// checked when it was made to inflate to the first `length` bytes of the revision, whose
-    /// CRC-32 is `crc`: the writer uses it for bytes that start with those (same CRC) without
-    /// inflating it again.
+    /// CRC-32 is `crc`: the writer uses it for bytes that start with those (same CRC: the signer
+    /// only appends its signature to the bytes it was made from) without inflating it again. Only
+    /// `ArchiveEntrySource.deflatedPrefix`, which checks it, makes one.
     public struct DeflatedPrefix: Sendable, Equatable {
-        public var stream: [UInt8]
-        public var length: Int
-        public var crc: UInt32
+        public let stream: [UInt8]
+        public let length: Int
+        public let crc: UInt32
 
-        public init(stream: [UInt8], length: Int, crc: UInt32) {
+        init(stream: [UInt8], length: Int, crc: UInt32) {
             self.stream = stream
             self.length = length
             self.crc = crc

@@ -66,7 +66,9 @@ public enum DeflateSplice {
     /// bytes, e.g. a re-signed executable's code before its new signature) spliced as `deflate`
     /// splices, ending on a byte boundary without a final block, so that the stream is this plus
     /// `storedBlocks(of:)` of the rest. Its size, and so the entry's, is known before the rest is:
-    /// what lets the entries after it be placed early (`RepackForecast`). Nil as for `deflate`.
+    /// what lets the entries after it be placed early (`RepackForecast`). Nil where `deflate`
+    /// gives nil, but not checked: the caller inflates it and compares
+    /// (`ArchiveEntrySource.deflatedPrefix` does).
     public static func deflatePrefix(
         _ prefix: [UInt8], original: [UInt8], originalSize: Int, level: Int32, knownContent: [UInt8]? = nil
     ) -> [UInt8]? {
@@ -92,15 +94,16 @@ public enum DeflateSplice {
 
     /// The size of `storedBlocks(of:)` for `count` bytes.
     public static func storedBlocksSize(_ count: Int) -> Int {
-        count + 5 * max(1, (count + Int(UInt16.max) - 1) / Int(UInt16.max))
+        let count = max(0, count)
+        return count + 5 * max(1, (count + Int(UInt16.max) - 1) / Int(UInt16.max))
     }
 
     /// `deflate(revision:original:originalSize:level:)`, with where the copy went; with `final`
     /// false, the stream ends on a byte boundary without a final block and is not checked.
     ///
-    /// `knownContent`: the original's content when the caller holds it (checked against its CRC),
-    /// so only its block boundaries are looked for. A stream that does not hold it fails the check
-    /// of the result (or, for a prefix, the caller's).
+    /// `knownContent`: the original's content when the caller holds it (its reads checked it
+    /// against the entry's CRC), so only its block boundaries are looked for. A stream that does
+    /// not hold it fails the check of the result (or, for a prefix, the caller's).
     static func splice(
         revision: [UInt8], original: [UInt8], originalSize: Int, level: Int32, final: Bool = true, knownContent: [UInt8]? = nil
     ) -> Spliced? {
@@ -199,10 +202,9 @@ public enum DeflateSplice {
                 // Anything else, Z_BUF_ERROR included (no progress possible: the output is full before
                 // the stream's end, or the input is cut short), ends the pass without a result.
                 guard status == Z_OK else { return }
-                // Bit 7 of data_type: stopped at the end of a block (or before the first);
-                // bit 6: that block was the final one (its end is the stream's, where nothing
-                // may follow: not a place to cut); the low three bits: unused bits of the last
-                // input byte taken.
+                // Bit 7 of data_type: stopped at the end of a block; bit 6: that block was the
+                // final one (its end is the stream's, where nothing may follow: not a place to
+                // cut); the low three bits: unused bits of the last input byte taken.
                 if zstream.data_type & 128 != 0 && zstream.data_type & 64 == 0 {
                     guard boundaries.count < boundaryLimit else { return }
                     let consumed = input.count - Int(zstream.avail_in)
@@ -305,8 +307,8 @@ extension ArchiveEntrySource {
     /// the entry is not deflated, or too small to reuse or too large to encode whole, no run of its
     /// blocks can be reused, or the result would not be smaller than storing the revision.
     public func deflatedPrefix(of prefix: [UInt8], totalLength: Int, level: DeflateLevel) throws -> ArchiveEdits.DeflatedPrefix? {
-        guard entry.method == 8, entry.uncompressedSize >= UInt64(DeflateSplice.minimumReuse),
-            UInt64(totalLength) <= NewEntryEncoder.wholeBufferLimit, prefix.count <= totalLength,
+        guard entry.method == 8, entry.uncompressedSize >= UInt64(DeflateSplice.minimumReuse), prefix.count <= totalLength,
+            UInt64(totalLength) <= NewEntryEncoder.wholeBufferLimit,
             let original = try archive.deflateStream(of: entry),
             var stream = DeflateSplice.deflatePrefix(
                 prefix, original: original, originalSize: Int(entry.uncompressedSize), level: level.blocks,

@@ -105,7 +105,9 @@ enum NewEntryEncoder {
             next = max(end, start + 1)
             guard end > start else { return nil }
             let group = Array(entries[start..<end])
-            // An entry given the start of its stream needs no basis (unless that start is refused).
+            // An entry given the start of its stream needs no basis; should the writer refuse that
+            // start (the bytes are not the ones it was made from: never, as signing works), the
+            // entry is deflated whole.
             let bases = try group.map { entry in
                 entry.deflatedPrefix == nil ? try entry.basis.flatMap { try archive.deflateStream(of: $0) } : nil
             }
@@ -153,7 +155,7 @@ enum NewEntryEncoder {
     }
 
     /// A file streamed (deflated on every core in blocks), rather than encoded in memory with others.
-    private static func isLarge(_ entry: RepackPlan.Added) -> Bool {
+    static func isLarge(_ entry: RepackPlan.Added) -> Bool {
         if case .bytes(let bytes) = entry.source { return UInt64(bytes.count) > wholeBufferLimit }
         return entry.source.size > UInt64(BlockDeflater.blockSize)
     }

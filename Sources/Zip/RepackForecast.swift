@@ -16,9 +16,10 @@ public struct RepackForecast: Sendable {
     /// Output offset of the pending entry's data.
     let pendingDataOffset: UInt64
 
-    /// Replacements before the pending entry are encoded to learn their size up to this many
-    /// bytes in all (a profile, an Info.plist); past it the forecast stops short of the pending entry.
-    static let encodedBeforeLimit: UInt64 = 1 << 20
+    /// Other replacements (a profile, a re-signed dylib) are encoded to learn their size, as the
+    /// writer encodes them in memory, up to this many bytes in all; the forecast stops at the
+    /// first replacement past it.
+    static let encodeLimit: UInt64 = 1 << 20
 
     /// The segments to copy once the pending entry's data is known to be `pendingSize` bytes.
     public func segments(pendingSize: UInt64) -> [EarlyCopy.Segment] {
@@ -74,7 +75,8 @@ public struct RepackForecast: Sendable {
         let size = replacement.source.size
         if replacement.stored { return size }
         budget += size
-        guard budget <= encodedBeforeLimit else { return nil }
+        // A large one is deflated in blocks as it is written: its size is known only then.
+        guard budget <= encodeLimit, !NewEntryEncoder.isLarge(replacement) else { return nil }
         return try NewEntryEncoder.encodeConcurrently([replacement], level: options.compressionLevel, destination: "")[0].compressedSize
     }
 }

@@ -46,6 +46,7 @@ import TestSupport
         let (input, code, revision) = try Self.fixture(in: scratch)
         let archive = try IPAArchive(path: input).zip
         let entry = try #require(archive.entry(named: Self.name))
+        #expect(!archive.recentReads.holdsWhole(entry))
         let prefix = try #require(try archive.byteSource(for: entry).deflatedPrefix(
             of: Array(revision[..<code.count]), totalLength: revision.count, level: RepackOptions().compressionLevel))
         // Made the same from the content the archive holds once the entry was read whole (only the
@@ -60,11 +61,17 @@ import TestSupport
         let written = try repack(input, bytes: revision, prefix: prefix, to: scratch.path("out.ipa"))
         #expect(written.method == 8 && written.compressedSize == UInt64(prefix.encodedSize(totalLength: revision.count)))
 
-        // Other bytes than the prefix was made from: deflated as they would be without it.
+        // Other bytes than the prefix was made from (which signing never gives): deflated whole,
+        // as bytes that revise nothing are.
         var other = revision
         other[200_000] ^= 0x01
         let fallback = try repack(input, bytes: other, prefix: prefix, to: scratch.path("other.ipa"))
         #expect(fallback.compressedSize != UInt64(prefix.encodedSize(totalLength: other.count)))
+        try ArchiveWriter.repack(
+            archive, to: scratch.path("plain.ipa"),
+            edits: ArchiveEdits(additions: [.init(name: Self.name, content: .bytes(other))], replacesInPlace: true),
+            verifying: nil)
+        #expect(try Fixtures.bytesAt(scratch.path("other.ipa")) == (try Fixtures.bytesAt(scratch.path("plain.ipa"))))
         // Bytes shorter than the prefix: the same.
         _ = try repack(input, bytes: Array(revision.prefix(1_000)), prefix: prefix, to: scratch.path("short.ipa"))
     }
