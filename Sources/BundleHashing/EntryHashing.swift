@@ -105,7 +105,7 @@ public enum EntryHashing {
     /// entry is stored (its signature is read first, in place); else SHA-1 and SHA-256, what iOS
     /// signers write (Apple's SHA-256 alone from iOS 11, others both whatever the target): reading
     /// a deflated entry's signature first would inflate it twice.
-    private static func streamedHashTypes(_ slice: MachOSlice, of entry: ArchiveEntry, in zip: ZipArchive) -> [HashType] {
+    static func streamedHashTypes(_ slice: MachOSlice, of entry: ArchiveEntry, in zip: ZipArchive) -> [HashType] {
         var source = zip.byteSource(for: entry)
         if entry.method == 0, let signature = try? slice.readCodeSignature(from: &source) {
             let types = signature.codeDirectories.map(\.hashType).filter(\.isSupported)

@@ -188,8 +188,8 @@ public struct CodeResourcesBuilder: Sendable {
     private func decisions(_ entries: [ResourceEntry], mainExecutable: String?, clock: WorkClock) throws(CodeSignatureError)
         -> (version1: [ResourceDecision], version2: [ResourceDecision])
     {
-        // The two rule sets are independent (and each compiles its own patterns, which glibc's
-        // regexec would otherwise serialise): one core each, while the caller's other core is idle.
+        // The two rule sets are independent, each compiling its own patterns: one core each,
+        // while the caller's other core is idle.
         let sets = [rules, rules2]
         let decided: [[ResourceDecision]]
         do {
@@ -199,6 +199,7 @@ public struct CodeResourcesBuilder: Sendable {
         } catch let error as CodeSignatureError {
             throw error
         } catch {
+            // Not reached: `decide` throws only CodeSignatureError.
             throw CodeSignatureError(.codeResources, "\(error)")
         }
         return (decided[0], decided[1])

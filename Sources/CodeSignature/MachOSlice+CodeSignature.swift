@@ -26,7 +26,7 @@ extension MachOSlice {
     /// The CodeDirectory hash types Apple's signer gives this slice, by its deployment target: a
     /// SHA-1 primary plus SHA-256 for code that runs where the OS checks SHA-1 only (before iOS
     /// and tvOS 11, watchOS 4, macOS 10.12), SHA-256 alone after; both when the slice names no OS.
-    public var appleCodeDirectoryHashTypes: [HashType] {
+    package var appleCodeDirectoryHashTypes: [HashType] {
         guard let build = buildVersion else { return [.sha1, .sha256] }
         let first: MachOVersion
         switch build.platform {

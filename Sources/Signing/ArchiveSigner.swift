@@ -33,10 +33,11 @@ public enum ArchiveSigner {
     /// The edits of `edits(signing:…)` and what each bundle was signed with.
     ///
     /// - Parameters:
-    ///   - early: an early copy into the output these edits will be written to with `repack`
-    ///     options, started once the outermost bundle's executable has its new length: the
-    ///     entries after it are copied to where they will go while the resources are hashed
-    ///     (`RepackForecast`).
+    ///   - early: an early copy into the output these edits will be written to, started once the
+    ///     outermost bundle's executable has its new length: the entries after it are copied to
+    ///     where they will go while the resources are hashed (`RepackForecast`).
+    ///   - repack: the options the edits will be written with (the outermost executable's entry
+    ///     is partly deflated here, at their level): pass the writer's.
     public static func sign(
         _ archive: AppArchive, profiles: [BundleProfile], applying edits: ArchiveEdits = ArchiveEdits(),
         request: SigningRequest, startingEarly early: EarlyCopy? = nil, repack: RepackOptions = RepackOptions()
@@ -163,25 +164,28 @@ public enum ArchiveSigner {
     }
 
     /// How the outermost bundle's executable is encoded (nil when it is not the archive's entry:
-    /// a wrap rewrote it), and the start of the early copy once its entry's size is known: the
+    /// a wrap rewrote it), and what starts the early copy once its entry's size is known: the
     /// output's entries after it forecast from the edits as they will be, with its bytes and the
-    /// seal's still to come.
+    /// seal's still to come (a tree copy and a plan: milliseconds, before the executable's thread
+    /// starts).
     private static func earlyEncoding(
         _ outermost: Outermost, tree: BundleTree, executable: String, seal: String
     ) -> ExecutableSigning.EarlyEncoding? {
         guard let entry = tree.archiveEntry(at: executable) else { return nil }
-        var sized: (@Sendable (UInt64) -> Void)?
-        var placeholders = tree
-        placeholders.set(executable, bytes: [], revising: true)
-        placeholders.set(seal, bytes: [])
-        if let copy = outermost.copy, let forecast = try? RepackForecast.make(
-            tree.archive, edits: placeholders.edits(keeping: outermost.edits), options: outermost.options,
-            pending: executable, unknown: [seal])
-        {
-            let starter = copy.starter
-            sized = { size in starter.start(forecast.segments(pendingSize: size)) }
+        var startCopy: (@Sendable (UInt64) -> Void)?
+        if let copy = outermost.copy {
+            var placeholders = tree
+            placeholders.set(executable, bytes: [], revising: true)
+            placeholders.set(seal, bytes: [])
+            if let forecast = try? RepackForecast.make(
+                tree.archive, edits: placeholders.edits(keeping: outermost.edits), options: outermost.options,
+                pending: executable, unknown: [seal])
+            {
+                let starter = copy.starter
+                startCopy = { size in starter.start(forecast.segments(pendingSize: size)) }
+            }
         }
-        return ExecutableSigning.EarlyEncoding(options: outermost.options, stored: entry.deflateDidNotShrink, sized: sized)
+        return ExecutableSigning.EarlyEncoding(options: outermost.options, stored: entry.deflateDidNotShrink, onSizeKnown: startCopy)
     }
 
     /// Signs a bundle's loose code (dylibs, helpers). Each file is signed on its own, so the

@@ -59,8 +59,8 @@ struct CodeSigner: Sendable {
     /// `hashingOnAllCores`, large runs of pages are hashed on every core (for a file signed while
     /// nothing else runs, such as a bundle's main executable).
     /// `codeWritten` is given the new file's bytes up to its last slice's signature, and the
-    /// file's whole length, once every code page is hashed and before the signature waits for
-    /// `inputs.codeResources`.
+    /// file's whole length, once that slice's code pages are hashed and before its signature asks
+    /// for `inputs.codeResources` (for a thin file, before anything waits for it).
     func sign<Source: ByteSource>(
         file: MachOFile, source: inout Source, inputs: CodeSigningInputs, path: String, hashingOnAllCores: Bool = false,
         codeWritten: ((_ code: [UInt8], _ length: UInt64) throws -> Void)? = nil

@@ -14,21 +14,24 @@ final class ExecutableSigning: Sendable {
     struct Signed: Sendable {
         let file: MachOFile
         let code: SignedCode
-        /// The start of its entry's deflate stream, made while the resources were still hashed.
+        /// The start of its entry's deflate stream, made once its code was written (for a thin file,
+        /// while the resources were still hashed).
         let deflatedPrefix: ArchiveEdits.DeflatedPrefix?
     }
 
     /// How the outermost bundle's executable is encoded so that its entry's size is known before
-    /// its signature: stored (the size is the file's length, known from the layout), or its
-    /// revision's stream made up to the signature with the signature stored after it
-    /// (`ArchiveEdits.Addition.deflatedPrefix`). The entries after it are then placed early.
+    /// its signature: stored (the size is the file's length, known from the layout), or, for a
+    /// thin file, its revision's stream made up to the signature with the signature stored after
+    /// it (`ArchiveEdits.Addition.deflatedPrefix`). The entries after it are then placed early.
+    /// (A fat file's first signature already waits for the resources, so its later slices' code
+    /// is written only once they are hashed: nothing would be gained; it is spliced as before.)
     struct EarlyEncoding: Sendable {
         /// The repack's options (its compression level).
         let options: RepackOptions
         /// The entry is written stored (deflate did not shrink the original).
         let stored: Bool
-        /// Told the entry's data size as soon as it is known.
-        let sized: (@Sendable (UInt64) -> Void)?
+        /// Told the entry's data size as soon as it is known: starts the early copy.
+        let onSizeKnown: (@Sendable (UInt64) -> Void)?
     }
 
     /// Nil until the thread is done; then what it made (nil: not Mach-O) or the error it met.
@@ -48,11 +51,11 @@ final class ExecutableSigning: Sendable {
                 var prefix: ArchiveEdits.DeflatedPrefix?
                 var codeWritten: (([UInt8], UInt64) throws -> Void)?
                 if let early, early.stored {
-                    inputs.laidOut = early.sized
-                } else if let early, case .entry(let entry) = source {
+                    inputs.laidOut = early.onSizeKnown
+                } else if let early, file.slices.count == 1, case .entry(let entry) = source {
                     codeWritten = { code, length in
                         prefix = try entry.deflatedPrefix(of: code, totalLength: Int(length), level: early.options.compressionLevel)
-                        if let prefix { early.sized?(UInt64(prefix.encodedSize(totalLength: Int(length)))) }
+                        if let prefix { early.onSizeKnown?(UInt64(prefix.encodedSize(totalLength: Int(length)))) }
                     }
                 }
                 let code = try signer.sign(

@@ -23,8 +23,22 @@ import Zip
         return builder
     }
 
+    /// An executable with 400 KB of code that deflates as code does, to about half (instructions
+    /// of four kinds with random operands), in many blocks: far past the 64 KiB a stream's blocks
+    /// are reused from.
+    static func codeExecutable() -> [UInt8] {
+        let operands = Noise.bytes(200_000, seed: 7)
+        return IPABuilder.executable { machO in
+            machO.headerPadding = 1024
+            machO.code = (0..<100_000).flatMap { index in
+                let (low, high) = (operands[2 * index], operands[2 * index + 1])
+                return [low, high & 0x1F, 0x80 | (high >> 7), [0xD2, 0x91, 0xF9, 0xAA][Int(high >> 5) & 3]]
+            }
+        }
+    }
+
     /// Signs `input` through the library and writes it to `output`, continuing an early copy or not.
-    static func librarySign(_ input: String, to output: String, early: Bool, scratch: ScratchDirectory) throws -> RepackSummary {
+    static func librarySign(_ input: String, to output: String, early: Bool) throws -> RepackSummary {
         let archive = try AppArchive(path: input)
         var profiles: [BundleProfile] = []
         for (id, fixture) in [("com.example.sample", ProfileBuilder.SigningFixture.app), ("com.example.sample.share", .share)] {
@@ -50,8 +64,8 @@ import Zip
     @Test func theEntriesAfterTheExecutableAreCopiedEarlyIntoTheSameBytes() throws {
         let scratch = try ScratchDirectory("early-tail-copy")
         let input = try scratch.write("app.ipa", Self.app().bytes())
-        let plain = try Self.librarySign(input, to: scratch.path("plain.ipa"), early: false, scratch: scratch)
-        let early = try Self.librarySign(input, to: scratch.path("early.ipa"), early: true, scratch: scratch)
+        let plain = try Self.librarySign(input, to: scratch.path("plain.ipa"), early: false)
+        let early = try Self.librarySign(input, to: scratch.path("early.ipa"), early: true)
         #expect(plain.earlyCopiedBytes == 0)
         #expect(try Fixtures.bytesAt(scratch.path("early.ipa")) == (try Fixtures.bytesAt(scratch.path("plain.ipa"))))
         // At least the resources, which lie between the executable and the app's own seal.
@@ -76,19 +90,10 @@ import Zip
         let scratch = try ScratchDirectory("early-tail-copy")
         var builder = Self.app()
         builder.storesExecutable = false
-        // 400 KB of code that deflates as code does, to about half (instructions of four kinds
-        // with random operands), in many blocks: far past the 64 KiB a stream's blocks are reused from.
-        let operands = Noise.bytes(200_000, seed: 7)
-        builder.executable = IPABuilder.executable { machO in
-            machO.headerPadding = 1024
-            machO.code = (0..<100_000).flatMap { index in
-                let (low, high) = (operands[2 * index], operands[2 * index + 1])
-                return [low, high & 0x1F, 0x80 | (high >> 7), [0xD2, 0x91, 0xF9, 0xAA][Int(high >> 5) & 3]]
-            }
-        }
+        builder.executable = Self.codeExecutable()
         let input = try scratch.write("app.ipa", builder.bytes())
-        let early = try Self.librarySign(input, to: scratch.path("early.ipa"), early: true, scratch: scratch)
-        let plain = try Self.librarySign(input, to: scratch.path("plain.ipa"), early: false, scratch: scratch)
+        let early = try Self.librarySign(input, to: scratch.path("early.ipa"), early: true)
+        let plain = try Self.librarySign(input, to: scratch.path("plain.ipa"), early: false)
         #expect(plain.earlyCopiedBytes == 0)
         #expect(try Fixtures.bytesAt(scratch.path("early.ipa")) == (try Fixtures.bytesAt(scratch.path("plain.ipa"))))
         let archive = try AppArchive(path: input).archive.zip

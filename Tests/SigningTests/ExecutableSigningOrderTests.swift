@@ -6,14 +6,14 @@ import TestSupport
 /// (`ExecutableSigning`); what fails is still reported as one thread would: the resources first,
 /// then the executable, and nothing is written.
 @Suite struct ExecutableSigningOrderTests {
-    /// The signing test app with its executable's bytes replaced by `executable` and, when
-    /// `damagedResource`, one more resource whose declared CRC is wrong. The executable is stored,
-    /// so the copy of the entries after it has started when the resources fail
-    /// (`EarlyTailCopyTests`): it must leave nothing.
-    static func app(executable: [UInt8], damagedResource: Bool, in scratch: ScratchDirectory) throws -> String {
+    /// The signing test app with its executable's bytes replaced by `executable` (its entry
+    /// stored or deflated) and, when `damagedResource`, one more resource whose declared CRC is
+    /// wrong. Either way the executable's entry size is known early and the copy of the entries
+    /// after it may have started when the resources fail (`EarlyTailCopyTests`): it must leave nothing.
+    static func app(executable: [UInt8], stored: Bool = true, damagedResource: Bool, in scratch: ScratchDirectory) throws -> String {
         var builder = SignCommandTests.app()
         builder.executable = executable
-        builder.storesExecutable = true
+        builder.storesExecutable = stored
         if damagedResource {
             let bytes = Array(String(repeating: "resource bytes ", count: 100).utf8)
             builder.files["damaged.txt"] = IPABuilder.File(data: bytes, declaredCRC: ~ZipBuilder.crc32(bytes))
@@ -31,13 +31,17 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 
-    /// Whatever the executable (one that is not Mach-O would be refused too), the damaged
-    /// resource is the error.
-    @Test(arguments: [false, true])
-    func aDamagedResourceIsReportedFirst(executableIsMachO: Bool) throws {
+    /// Whatever the executable (one that is not Mach-O would be refused too; a deflated one whose
+    /// stream is spliced on the signing thread), the damaged resource is the error.
+    @Test(arguments: ["not Mach-O", "stored", "deflated"])
+    func aDamagedResourceIsReportedFirst(executable kind: String) throws {
         let scratch = try ScratchDirectory("executable-order")
-        let executable = executableIsMachO ? SignCommandTests.executable() : Array("#!/bin/sh\necho not mach-o\n".utf8)
-        let input = try Self.app(executable: executable, damagedResource: true, in: scratch)
+        let executable = switch kind {
+        case "stored": SignCommandTests.executable()
+        case "deflated": EarlyTailCopyTests.codeExecutable()
+        default: Array("#!/bin/sh\necho not mach-o\n".utf8)
+        }
+        let input = try Self.app(executable: executable, stored: kind != "deflated", damagedResource: true, in: scratch)
         let output = scratch.path("signed.ipa")
         let result = try SignCommandTests.sign(input, output, scratch)
         #expect(result.status == 65, "\(result.stdout)\(result.stderr)")
