@@ -6,7 +6,11 @@
 //   original, and the revision is that content with bytes near the start changed and the end
 //   replaced, as signing changes a Mach-O.
 // Checks that a stream it returns inflates to exactly the revision, and that it returns the same
-// bytes when asked again; anything else is nil, never a crash.
+// bytes when asked again; anything else is nil, never a crash. Then the same for a prefix
+// (`DeflateSplice.deflatePrefix`, the revision's start before the rest exists, the rest then in
+// stored blocks), made with the original's content known (its block boundaries found through a
+// small buffer used over and over) and not: for a valid original both give the same stream, and it
+// inflates with the stored rest to the revision; for a hostile one, whatever it gives is never a crash.
 import Deflate
 import FuzzDriver
 import Zip
@@ -47,6 +51,7 @@ func fuzzOne(_ bytes: [UInt8]) {
         revision += rest.prefix(Int(shape) * 31)
     }
 
+    fuzzPrefix(revision: revision, original: original, content: content, valid: shape % 2 == 1, cutFrom: shape)
     let spliced = DeflateSplice.deflate(revision: revision, original: original, originalSize: content.count, level: 6)
     guard let spliced else { return }
     var inflated = [UInt8](repeating: 0, count: revision.count)
@@ -58,6 +63,24 @@ func fuzzOne(_ bytes: [UInt8]) {
     precondition(
         DeflateSplice.deflate(revision: revision, original: original, originalSize: content.count, level: 6) == spliced,
         "the same inputs give another stream")
+}
+
+func fuzzPrefix(revision: [UInt8], original: [UInt8], content: [UInt8], valid: Bool, cutFrom shape: UInt8) {
+    guard revision.count > 1 else { return }
+    let cut = revision.count - Int(shape) * 61 % (revision.count / 2 + 1)
+    let start = Array(revision[..<cut])
+    let known = DeflateSplice.deflatePrefix(start, original: original, originalSize: content.count, level: 6, knownContent: content)
+    guard valid else { return }
+    let inflatedAgain = DeflateSplice.deflatePrefix(start, original: original, originalSize: content.count, level: 6)
+    precondition(known == inflatedAgain, "a known content gives another prefix than the inflated one")
+    guard let known else { return }
+    let stream = known + DeflateSplice.storedBlocks(of: revision[cut...])
+    var inflated = [UInt8](repeating: 0, count: revision.count)
+    let outcome = stream.withUnsafeBytes { input in
+        inflated.withUnsafeMutableBytes { DeflateEngine.inflate(input, into: $0) }
+    }
+    precondition(outcome == .complete(consumed: stream.count), "a prefix and its stored rest do not inflate whole: \(outcome)")
+    precondition(inflated == revision, "a prefix and its stored rest inflate to other bytes than the revision")
 }
 
 ipawrap_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv) { data, size in
