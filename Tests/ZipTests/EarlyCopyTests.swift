@@ -18,21 +18,12 @@ import TestSupport
     /// Returns the bytes the second repack reused.
     private func reusedBytes(_ input: String, edits: (ZipArchive) -> ArchiveEdits, in scratch: ScratchDirectory) throws -> UInt64 {
         let archive = try IPAArchive(path: input).zip
-        let plain = scratch.path("plain.ipa")
-        let continued = scratch.path("continued.ipa")
-        defer {
-            try? FileManager.default.removeItem(atPath: plain)
-            try? FileManager.default.removeItem(atPath: continued)
+        return try EarlyCopyCheck.reused(archive, edits: edits(archive), in: scratch) { destination in
+            let early = try #require(EarlyCopy(archive, destination: destination))
+            early.finish(firstRunLength: .max)
+            #expect(early.copiedBytes == archive.centralDirectoryOffset)
+            return early
         }
-        let expected = try ArchiveWriter.repack(archive, to: plain, edits: edits(archive), verifying: nil)
-        let early = try #require(EarlyCopy(archive, destination: continued))
-        early.finish(firstRunLength: .max)
-        #expect(early.copiedBytes == archive.centralDirectoryOffset)
-        let summary = try ArchiveWriter.repack(archive, to: continued, edits: edits(archive), verifying: nil, continuing: early)
-        #expect(try Fixtures.bytesAt(continued) == (try Fixtures.bytesAt(plain)))
-        #expect(summary.outputSize == expected.outputSize && expected.earlyCopiedBytes == 0)
-        #expect(try ZipOracle.unzipTest(continued).status == 0)
-        return summary.earlyCopiedBytes
     }
 
     @Test func additionsKeepEveryEntryTheEarlyCopyWrote() throws {
@@ -148,5 +139,28 @@ import TestSupport
             try FileManager.default.moveItem(atPath: output, toPath: again)
             #expect(try Fixtures.bytesAt(again) == (try Fixtures.bytesAt(scratch.path("plain.ipa"))))
         }
+    }
+}
+
+/// The check both early copies get: a repack that continues one writes a plain repack's bytes.
+enum EarlyCopyCheck {
+    /// Repacks `archive` with `edits` plainly and continuing the early copy `start` makes for the
+    /// output path it is given; the bytes must be the same and pass `unzip -t`. Returns the bytes
+    /// the second repack reused.
+    static func reused(
+        _ archive: ZipArchive, edits: ArchiveEdits, in scratch: ScratchDirectory, starting start: (String) throws -> EarlyCopy
+    ) throws -> UInt64 {
+        let plain = scratch.path("plain.ipa")
+        let continued = scratch.path("continued.ipa")
+        defer {
+            try? FileManager.default.removeItem(atPath: plain)
+            try? FileManager.default.removeItem(atPath: continued)
+        }
+        let expected = try ArchiveWriter.repack(archive, to: plain, edits: edits, verifying: nil)
+        let summary = try ArchiveWriter.repack(archive, to: continued, edits: edits, verifying: nil, continuing: try start(continued))
+        #expect(try Fixtures.bytesAt(continued) == (try Fixtures.bytesAt(plain)))
+        #expect(summary.outputSize == expected.outputSize && expected.earlyCopiedBytes == 0)
+        #expect(try ZipOracle.unzipTest(continued).status == 0)
+        return summary.earlyCopiedBytes
     }
 }

@@ -40,27 +40,19 @@ import TestSupport
     }
 
     /// Repacks with `final` edits continuing a copy started from the forecast of `placeholders`
-    /// with `pendingSize`, and plainly; the bytes must be the same. Returns the bytes reused.
+    /// with `pendingSize`, and plainly (`EarlyCopyCheck`). Returns the bytes reused.
     private func reused(
         _ input: String, placeholders: ArchiveEdits, final: ArchiveEdits, pendingSize: UInt64, unknown: Set<String>,
         in scratch: ScratchDirectory
     ) throws -> UInt64 {
         let archive = try IPAArchive(path: input).zip
-        let plain = scratch.path("plain.ipa")
-        let continued = scratch.path("continued.ipa")
-        defer {
-            try? FileManager.default.removeItem(atPath: plain)
-            try? FileManager.default.removeItem(atPath: continued)
-        }
-        try ArchiveWriter.repack(archive, to: plain, edits: final, verifying: nil)
         let forecast = try #require(try RepackForecast.make(
             archive, edits: placeholders, options: RepackOptions(), pending: Self.executable, unknown: unknown))
-        let early = try #require(EarlyCopy(archive, destination: continued, startingNow: false))
-        early.starter.start(forecast.segments(pendingSize: pendingSize))
-        let summary = try ArchiveWriter.repack(archive, to: continued, edits: final, verifying: nil, continuing: early)
-        #expect(try Fixtures.bytesAt(continued) == (try Fixtures.bytesAt(plain)))
-        #expect(try ZipOracle.unzipTest(continued).status == 0)
-        return summary.earlyCopiedBytes
+        return try EarlyCopyCheck.reused(archive, edits: final, in: scratch) { destination in
+            let early = try #require(EarlyCopy(archive, destination: destination, startingNow: false))
+            early.starter.start(forecast.segments(pendingSize: pendingSize))
+            return early
+        }
     }
 
     @Test func aRightForecastCopiesEverythingBetweenTheReplacements() throws {
