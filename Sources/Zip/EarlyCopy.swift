@@ -52,6 +52,7 @@ public final class EarlyCopy {
         let input: UInt64
         let output: UInt64
     }
+
     /// Whether a repack has taken the output (it publishes and closes it: one use only).
     private var taken = false
 
