@@ -7,10 +7,11 @@ import Testing
 import TestSupport
 import Zip
 
-/// When the main executable's entry is stored (deflate did not shrink it: encrypted or random
-/// code), its new size is known as soon as its signature's layout is, and the entries after it
-/// are copied to where they go while the resources are hashed (`RepackForecast`). The output is
-/// the same bytes as without that copy, and a signature both verifiers accept.
+/// The main executable's entry size is known before its signature: stored (deflate did not
+/// shrink it: encrypted or random code), from its signature's layout; deflated, once its code is
+/// written, as that code's stream with the signature stored after it. The entries after it are
+/// copied to where they go while the resources are hashed (`RepackForecast`). The output is the
+/// same bytes as without that copy, and a signature both verifiers accept.
 @Suite struct EarlyTailCopyTests {
     /// The signing test app (a framework, an extension, a loose dylib) with a stored executable
     /// and resources after it.
@@ -99,7 +100,7 @@ import Zip
         let archive = try AppArchive(path: input).archive.zip
         let resourceBytes = archive.entries.filter { $0.path.contains("/Resources/blob-") }.reduce(UInt64(0)) { $0 + $1.compressedSize }
         #expect(early.earlyCopiedBytes > resourceBytes, "\(early.earlyCopiedBytes) of \(resourceBytes)")
-        // Deflated, smaller than the code, and read back by an independent reader.
+        // Deflated, and much smaller than the code (unzip -t reads it back below).
         let entry = try #require(try AppArchive(path: scratch.path("early.ipa")).archive.zip.entry(named: "Payload/Sample.app/Sample"))
         #expect(entry.method == 8 && entry.compressedSize * 4 < entry.uncompressedSize * 3, "\(entry.compressedSize) of \(entry.uncompressedSize)")
         let signed = scratch.path("signed.ipa")
