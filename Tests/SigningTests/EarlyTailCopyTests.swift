@@ -28,13 +28,9 @@ import Zip
     /// of four kinds with random operands), in many blocks: far past the 64 KiB a stream's blocks
     /// are reused from.
     static func codeExecutable() -> [UInt8] {
-        let operands = Noise.bytes(200_000, seed: 7)
-        return IPABuilder.executable { machO in
+        IPABuilder.executable { machO in
             machO.headerPadding = 1024
-            machO.code = (0..<100_000).flatMap { index in
-                let (low, high) = (operands[2 * index], operands[2 * index + 1])
-                return [low, high & 0x1F, 0x80 | (high >> 7), [0xD2, 0x91, 0xF9, 0xAA][Int(high >> 5) & 3]]
-            }
+            machO.code = Noise.code(instructions: 100_000, seed: 7)
         }
     }
 

@@ -14,11 +14,7 @@ import TestSupport
     /// An archive whose executable is 400 KB of code-like bytes, deflated in many blocks, and its
     /// revision: a changed header field and a new signature after the code.
     static func fixture(in scratch: ScratchDirectory) throws -> (path: String, code: [UInt8], revision: [UInt8]) {
-        let operands = Noise.bytes(200_000, seed: 5)
-        let code = (0..<100_000).flatMap { index in
-            let (low, high) = (operands[2 * index], operands[2 * index + 1])
-            return [low, high & 0x1F, 0x80 | (high >> 7), [0xD2, 0x91, 0xF9, 0xAA][Int(high >> 5) & 3]]
-        }
+        let code = Noise.code(instructions: 100_000, seed: 5)
         var zip = ZipBuilder()
         zip.file("Payload/A.app/Info.plist", "<plist version=\"1.0\"><dict/></plist>")
         zip.file(name, code)
