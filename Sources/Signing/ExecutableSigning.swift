@@ -52,9 +52,9 @@ final class ExecutableSigning: Sendable {
                 var codeWritten: (([UInt8], UInt64) throws -> Void)?
                 if let early, early.stored {
                     inputs.laidOut = early.onSizeKnown
-                } else if let early, file.slices.count == 1, case .entry(let entry) = source {
+                } else if let early, file.slices.count == 1, case .entry(let entrySource) = source {
                     codeWritten = { code, length in
-                        prefix = try entry.deflatedPrefix(of: code, totalLength: Int(length), level: early.options.compressionLevel)
+                        prefix = try entrySource.deflatedPrefix(of: code, totalLength: Int(length), level: early.options.compressionLevel)
                         if let prefix { early.onSizeKnown?(UInt64(prefix.encodedSize(totalLength: Int(length)))) }
                     }
                 }

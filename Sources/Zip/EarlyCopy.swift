@@ -65,9 +65,10 @@ public final class EarlyCopy {
             var started = false
             /// Set when the writer joins: a copy not started by then never starts.
             var stopping = false
-            /// The copy of the whole input at the same offsets (`init(startingNow: true)`), by
-            /// index, which the writer can use only as far as its first run goes …
-            var wholeInput: Int?
+            /// The one segment is the copy of the whole input at the same offsets
+            /// (`init(startingNow: true)`), which the writer can use only as far as its first run
+            /// goes …
+            var wholeInput = false
             /// … which is here once it says so: that segment ends here.
             var wholeInputLimit: UInt64 = .max
             /// Nothing more is copied: the output is abandoned.
@@ -75,9 +76,7 @@ public final class EarlyCopy {
 
             /// How much of segment `index` may be copied.
             func usableLength(_ index: Int) -> UInt64 {
-                let segment = segments[index]
-                guard index == wholeInput else { return segment.length }
-                return min(segment.length, wholeInputLimit)
+                wholeInput ? min(segments[index].length, wholeInputLimit) : segments[index].length
             }
         }
 
@@ -107,7 +106,7 @@ public final class EarlyCopy {
                 state.started = true
                 state.segments = segments
                 state.copied = Array(repeating: 0, count: segments.count)
-                state.wholeInput = wholeInput ? 0 : nil
+                state.wholeInput = wholeInput
                 return true
             }
             guard begins else { return }
