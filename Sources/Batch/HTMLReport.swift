@@ -138,7 +138,7 @@ public struct HTMLReport: Sendable {
         }
 
         // App: display name, then the input.
-        let name = app?.name ?? app.map { BundleInfo.folderName(of: $0.path) }
+        let name = app?.displayName
         html.cell(sort: (name ?? result.input.name).lowercased()) { html in
             if let name {
                 html.raw("<div class=\"name\">")
@@ -285,7 +285,7 @@ public struct HTMLReport: Sendable {
                 html.raw("</span>")
                 if let profile = profiles[bundle.path] {
                     html.raw("<div class=\"dim mono\">")
-                    html.text("profile " + (profile.file.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "?") + " (\(profile.source.rawValue))")
+                    html.text("profile " + (profile.file.map { BundleInfo.folderName(of: $0) } ?? "?") + " (\(profile.source.rawValue))")
                     html.raw("</div>")
                 }
                 html.raw("</li>")

@@ -12,8 +12,7 @@ public enum TextRendering {
         let e = escaped as (String) -> String
         var lines: [String] = []
         let app = report.app
-        let name = app.name ?? app.path.split(separator: "/").last.map(String.init) ?? app.path
-        var title = style.bold(e(name))
+        var title = style.bold(e(app.displayName))
         if let id = app.bundleId { title += "  \(e(id))" }
         if let version = app.version { title += "  \(e(version))" + (app.build.map { " (\(e($0)))" } ?? "") }
         let platform = app.platform

@@ -81,7 +81,7 @@ final class BatchConsole: BatchEventSink {
         let (report, failure) = (result.outcome.report, result.outcome.failure)
         if let report {
             let app = report.app
-            var about = app.name ?? app.path.split(separator: "/").last.map(String.init) ?? app.path
+            var about = app.displayName
             if let version = app.version { about += " \(version)" + (app.build.map { " (\($0))" } ?? "") }
             if let id = app.bundleId { about += ", \(id)" }
             parts.append(about)
