@@ -171,7 +171,9 @@ public final class AtomicOutputFile {
     ///
     /// - Parameter synchronize: also flush the data and the folder entry to disk (`fsync`), for
     ///   durability across a power loss. Atomicity does not need it: until this call the file has
-    ///   no name, so a failed or killed process never leaves a partial file either way.
+    ///   no name, so a failed or killed process never leaves a partial file either way. Without it,
+    ///   a power loss soon after may leave the new name with data not yet written (the replaced
+    ///   file is exchanged out, not renamed over, so ext4 does not start writing the new one first).
     public func commit(length: UInt64, synchronize: Bool) throws(OutputError) {
         guard ftruncate(descriptor, off_t(length)) == 0 else {
             throw OutputError(path: destination, errno: errno)
@@ -218,23 +220,22 @@ public final class AtomicOutputFile {
     /// that replace files without fsync), a quarter of a second for a 426 MB output. Anything
     /// else, or a file system that cannot exchange, gets the rename.
     static func move(_ source: String, to destination: String) -> Int32 {
-        var info = Glibc.stat()
-        guard FileSystem.lstat(destination, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+        guard FileSystem.kind(of: destination, following: false) == S_IFREG, exchange(source, destination) == 0 else {
             return FileSystem.rename(source, destination)
         }
-        let exchanged = PathEncoding.withCString(source) { first in
-            PathEncoding.withCString(destination) { second in ipawrap_exchange_paths(first, second) }
-        }
-        guard exchanged == 0 else { return FileSystem.rename(source, destination) }
         // The old file is at `source` now; were it something else by then (replaced between the
         // two calls), it is put back and the rename decides.
         guard FileSystem.unlink(source) == 0 else {
-            _ = PathEncoding.withCString(source) { first in
-                PathEncoding.withCString(destination) { second in ipawrap_exchange_paths(first, second) }
-            }
+            _ = exchange(source, destination)
             return FileSystem.rename(source, destination)
         }
         return 0
+    }
+
+    /// Swaps what the two paths name, in one step (`renameat2` with `RENAME_EXCHANGE`); 0, or -1
+    /// with errno set.
+    private static func exchange(_ first: String, _ second: String) -> Int32 {
+        PathEncoding.withCString(first) { first in PathEncoding.withCString(second) { ipawrap_exchange_paths(first, $0) } }
     }
 
     /// Abandons the output: nothing is left behind.
