@@ -1,9 +1,8 @@
 import CZlib
 import Deflate
-import Dispatch
+import FormatSupport
 import Foundation
 import OutputFiles
-import Synchronization
 
 /// Raw deflate of a large file on every core, as pigz does: the input is cut into fixed 1 MiB
 /// blocks, each deflated on its own with the 32 KiB before it as its dictionary (so matches
@@ -38,19 +37,16 @@ enum BlockDeflater {
             let batchEnd = min(size, batchStart + UInt64(count * blockSize))
             let input = try read(readStart, Int(batchEnd - readStart))
             let lead = Int(batchStart - readStart)
-            let results = BatchResults(count: count)
-            let (batchFirst, last) = (first, blockCount - 1)
-            DispatchQueue.concurrentPerform(iterations: count) { slot in
+            let (batchFirst, last, destination) = (first, blockCount - 1, out.destination)
+            let blocks = try ConcurrentJobs.run(count: count, workers: count, setUp: {}) { _, slot in
                 let start = lead + slot * blockSize
-                let block = compress(
+                guard let block = compress(
                     input, from: start, to: min(input.count, start + blockSize),
                     window: min(start, windowSize), isLast: batchFirst + slot == last, level: level)
-                results.blocks.withLock { $0[slot] = block }
+                else { throw OutputError(path: destination, reason: "zlib failed while compressing") }
+                return block
             }
-            for block in results.blocks.withLock({ $0 }) {
-                guard let block else {
-                    throw OutputError(path: out.destination, reason: "zlib failed while compressing")
-                }
+            for block in blocks {
                 crc = UInt32(crc32_combine(uLong(crc), uLong(block.crc), off_t(block.inputCount)))
                 try out.write(block.deflated, at: position)
                 position += UInt64(block.deflated.count)
@@ -64,15 +60,6 @@ enum BlockDeflater {
         var deflated: [UInt8]
         var crc: UInt32
         var inputCount: Int
-    }
-
-    /// One batch's blocks, each slot written by one worker.
-    private final class BatchResults: Sendable {
-        let blocks: Mutex<[Block?]>
-
-        init(count: Int) {
-            blocks = Mutex(Array(repeating: nil, count: count))
-        }
     }
 
     /// The block `input[start..<end]` deflated (nil when zlib fails), with the `window` bytes
