@@ -228,7 +228,7 @@ public struct HTMLReport: Sendable {
         html.cell(sort: String(findingRank), class: "findings") { html in
             var items: [(severity: Severity, code: String, message: String, remedy: String?)] = []
             // The failure first, then what a report made before it found.
-            let (failure, findings) = (result.outcome.failure, result.outcome.report?.findings ?? [])
+            let (failure, findings) = (result.outcome.failure, result.outcome.findings)
             if let failure {
                 items.append((.error, failure.code, failure.message, Self.remedy(forExitCode: result.exitCode)))
             }
@@ -299,7 +299,7 @@ public struct HTMLReport: Sendable {
         var apps: [String: (severity: Severity, count: Int, remedy: String?)] = [:]
         for result in results {
             var seen: Set<String> = []
-            let (failure, findings) = (result.outcome.failure, result.outcome.report?.findings ?? [])
+            let (failure, findings) = (result.outcome.failure, result.outcome.findings)
             if let failure, seen.insert(failure.code).inserted {
                 apps[failure.code, default: (.error, 0, Self.remedy(forExitCode: result.exitCode))].count += 1
             }

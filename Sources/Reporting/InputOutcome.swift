@@ -36,6 +36,9 @@ public enum InputOutcome: Sendable, Equatable {
         }
     }
 
+    /// The report's findings; none when no report was made.
+    public var findings: [Finding] { report?.findings ?? [] }
+
     /// The error that stopped the input, when one did.
     public var failure: InputFailure? {
         switch self {

@@ -19,7 +19,7 @@ public enum SARIFRendering {
             artifacts.append(Artifact(location: Location(uri: uri(forFile: subject.path)), parentIndex: nil))
             var nested: [String: Int] = [:]
             // A failure is a notification of the invocation; a report made before it keeps its results.
-            let (findings, failure) = (subject.outcome.report?.findings ?? [], subject.outcome.failure)
+            let (findings, failure) = (subject.outcome.findings, subject.outcome.failure)
             if let failure {
                 notifications.append(Notification(
                     level: "error", message: Message(text: failure.message), descriptor: Descriptor(id: failure.code),
