@@ -67,15 +67,7 @@ public final class AtomicOutputFile {
             guard (info.st_mode & S_IFMT) != S_IFDIR else {
                 throw OutputError(path: destination, reason: "it is a folder")
             }
-            // O_NONBLOCK so a FIFO nobody reads is an error (ENXIO), never a blocked open.
-            let special = FileSystem.open(destination, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-            guard special >= 0 else {
-                let code = errno
-                throw OutputError(
-                    path: destination,
-                    reason: code == ENXIO ? "no process is reading it" : String(cString: strerror(code)))
-            }
-            _ = fcntl(special, F_SETFL, fcntl(special, F_GETFL) & ~O_NONBLOCK)
+            let special = try Self.openSpecial(destination)
             self.specialDestination = special
             let temporary = ProcessInfo.temporaryFolder
             self.directory = temporary
@@ -101,6 +93,35 @@ public final class AtomicOutputFile {
         let staged = try Self.openUnnamed(in: directory, for: destination)
         self.descriptor = staged.0
         self.temporaryPath = staged.1
+    }
+
+    /// How long a FIFO given as the output may go without a reader before the run fails. A reader
+    /// started in the background just before ipawrap (`cat fifo > copy & ipawrap … -o fifo`) may
+    /// open it a moment after ipawrap starts; a FIFO nobody reads must still never hang a pipeline.
+    public static let fifoReaderWait: Duration = .seconds(2)
+
+    /// Opens a device, FIFO or socket for writing. `O_NONBLOCK` makes a FIFO without a reader an
+    /// error (ENXIO) rather than a blocked open; that open is tried again every 10 ms until a
+    /// reader comes or `fifoReaderWait` has passed.
+    private static func openSpecial(_ destination: String) throws(OutputError) -> Int32 {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: fifoReaderWait)
+        while true {
+            let special = FileSystem.open(destination, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+            if special >= 0 {
+                _ = fcntl(special, F_SETFL, fcntl(special, F_GETFL) & ~O_NONBLOCK)
+                return special
+            }
+            let code = errno
+            if code == EINTR { continue }
+            guard code == ENXIO else {
+                throw OutputError(path: destination, reason: String(cString: strerror(code)))
+            }
+            guard clock.now < deadline else {
+                throw OutputError(path: destination, reason: "no process opened it for reading within \(fifoReaderWait.components.seconds) seconds")
+            }
+            usleep(10_000)
+        }
     }
 
     /// An unnamed file in `directory`, or a hidden named one (its path returned) where the file

@@ -104,17 +104,40 @@ import TestSupport
         #expect(try Command.ipawrap(["icon", input, "-o", regular]).status == 0)
         let fifo = scratch.path("icon.fifo")
         try makeFIFO(fifo)
-        let copy = scratch.path("copy.png")
-        let script = "cat \"$1\" > \"$2\" & \"$3\" icon \"$4\" -o \"$1\"; status=$?; wait; exit $status"
-        let result = try Command.run("timeout", ["-s", "KILL", "60", "/bin/sh", "-c", script, "sh", fifo, copy, Command.ipawrapPath, input])
+        // The reader is open before ipawrap starts, so nothing here depends on timing.
+        let reader = try FIFOReader(fifo)
+        let result = try ipawrapBounded(["icon", input, "-o", fifo])
+        let copy = try reader.finish()
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == Data(contentsOf: URL(fileURLWithPath: regular)))
+        #expect(copy == Array(try Data(contentsOf: URL(fileURLWithPath: regular))))
         #expect(fileType(fifo) == S_IFIFO)
-        // Nobody reading: an error, never a blocked open.
+        // Nobody reading: an error after FIFO's reader wait, never a blocked open.
+        let clock = ContinuousClock()
+        let start = clock.now
         let unread = try ipawrapBounded(["icon", input, "-o", fifo])
+        #expect(clock.now - start >= .seconds(2))
         #expect(unread.status == 74, "\(unread.stderr)")
         expectOneErrorLine(unread, code: "OUTPUT_WRITE_FAILED", naming: fifo)
+        #expect(unread.stderr.contains("no process opened it for reading within 2 seconds"), "\(unread.stderr)")
         #expect(fileType(fifo) == S_IFIFO)
+        #expect(scratch.listing() == ["App.ipa", "icon.fifo", "icon.png"])
+    }
+
+    /// `cat out.fifo > copy & ipawrap … -o out.fifo`: the reader may open the FIFO after ipawrap
+    /// first tries it (this raced on a loaded CI machine). ipawrap waits for it, within bounds.
+    @Test func aFIFOReaderThatComesLateIsWaitedFor() throws {
+        let scratch = try ScratchDirectory("fifo-late")
+        let input = try scratch.write("App.ipa", try app().bytes())
+        let regular = scratch.path("icon.png")
+        #expect(try Command.ipawrap(["icon", input, "-o", regular]).status == 0)
+        let fifo = scratch.path("icon.fifo")
+        try makeFIFO(fifo)
+        // ipawrap reaches its open in well under 500 ms; without the wait this fails with ENXIO.
+        let reader = try FIFOReader(fifo, openingAfter: .milliseconds(500))
+        let result = try ipawrapBounded(["icon", input, "-o", fifo])
+        let copy = try reader.finish()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(copy == Array(try Data(contentsOf: URL(fileURLWithPath: regular))))
     }
 
     // MARK: 3. Special files as inputs never block
@@ -343,4 +366,71 @@ import TestSupport
         #expect(result.stderr.contains("UTF-8"))
         #expect(!FileManager.default.fileExists(atPath: output))
     }
+}
+
+/// Reads a FIFO on a thread of its own until `finish()`: the read end is opened without blocking
+/// (at once, or after a delay), so it exists before or after the writer as a test needs.
+private final class FIFOReader: @unchecked Sendable {
+    private let path: String
+    private let delay: Duration
+    private let lock = NSLock()
+    private var writerDone = false
+    private var bytes: [UInt8] = []
+    private var failure: String?
+    private let finished = DispatchSemaphore(value: 0)
+    private var descriptor: Int32 = -1
+
+    init(_ path: String, openingAfter delay: Duration = .zero) throws {
+        self.path = path
+        self.delay = delay
+        if delay == .zero {
+            descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            try #require(descriptor >= 0, "open \(path): \(errno)")
+        }
+        Thread.detachNewThread { [self] in
+            run()
+            finished.signal()
+        }
+    }
+
+    private func run() {
+        if descriptor < 0 {
+            Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+            descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                lock.withLock { failure = "open \(path): \(errno)" }
+                return
+            }
+        }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            // Read whether or not the writer is gone: after it is, what is left is drained to EOF.
+            let done = lock.withLock { writerDone }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 {
+                bytes += buffer.prefix(count)
+                continue
+            }
+            if count < 0, errno != EAGAIN, errno != EINTR {
+                lock.withLock { failure = "read \(path): \(errno)" }
+                return
+            }
+            if done { return }
+            usleep(1_000)
+        }
+    }
+
+    /// Call after the writer has exited: the bytes read, once all are drained.
+    func finish() throws -> [UInt8] {
+        lock.withLock { writerDone = true }
+        finished.wait()
+        if let failure = lock.withLock({ failure }) { throw FIFOReaderError(message: failure) }
+        return bytes
+    }
+}
+
+private struct FIFOReaderError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
 }
