@@ -85,6 +85,22 @@ public final class CheckContext {
         return slices
     }
 
+    /// Whether the executable of any bundle in the app loads `framework` at launch: links
+    /// `…/<folder>.framework/<executable>` other than weakly. A framework folder without its binary
+    /// that nothing loads is what Xcode 15 and later embed for a mergeable library merged into
+    /// the code that uses it (its resources only); one that something loads fails at launch.
+    public func isLinked(framework: BundleInfo, executable: String) -> Bool {
+        let folder = framework.path.split(separator: "/").last.map(String.init) ?? ""
+        let suffix = "/" + folder + "/" + executable
+        for bundle in archive.allBundles {
+            guard case .success(let file)? = self.executable(of: bundle) else { continue }
+            for slice in file.slices {
+                if slice.linkedLibraries.contains(where: { $0.kind != .weak && $0.path.hasSuffix(suffix) }) { return true }
+            }
+        }
+        return false
+    }
+
     /// The parsed headers of a bundle's executable, read once and shared by every check.
     public func executable(of bundle: BundleInfo) -> Result<MachOFile, Error>? {
         guard let path = bundle.executablePath else { return nil }

@@ -37,8 +37,15 @@ extension FindingCode {
         remedy: "Nothing to do if the folder is meant to be empty (a trimmed build); otherwise rebuild the app so the "
             + "bundle carries its Info.plist and executable.")
 
+    public static let frameworkCodeMerged = FindingCode(
+        "FRAMEWORK_CODE_MERGED", .info,
+        summary: "a framework holds its resources but not the binary its Info.plist names, and no executable in the app "
+            + "loads it: what Xcode 15 and later embed for a mergeable library merged into the app (release builds "
+            + "with MERGED_BINARY_TYPE); its files are sealed by the bundle around it, its own signature left as it is",
+        remedy: "Nothing to do. (A framework that some executable loads must carry its binary: that is EXECUTABLE_MISSING.)")
+
     public static let bundleCodes: [FindingCode] = [
         nestedBundleUnreadable, bundleIdentifierInvalid, executableMissing, executableInvalid, platformUnsupported,
-        platformSimulator, bundleHasNoCode,
+        platformSimulator, bundleHasNoCode, frameworkCodeMerged,
     ]
 }

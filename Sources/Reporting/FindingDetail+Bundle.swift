@@ -18,6 +18,9 @@ public enum BundleDetail: Sendable, Hashable {
     case simulatorBuild(appPath: String, evidence: String)
     /// `BUNDLE_HAS_NO_CODE`.
     case noCode(bundlePath: String, kind: BundleKind, reason: String)
+    /// `FRAMEWORK_CODE_MERGED`: a framework without the binary its Info.plist names, which no
+    /// executable in the app loads.
+    case codeMerged(bundlePath: String, name: String)
 
     /// The code these facts are reported under.
     public var code: FindingCode {
@@ -29,6 +32,7 @@ public enum BundleDetail: Sendable, Hashable {
         case .executableInvalid: .executableInvalid
         case .simulatorBuild: .platformSimulator
         case .noCode: .bundleHasNoCode
+        case .codeMerged: .frameworkCodeMerged
         }
     }
 
@@ -51,6 +55,10 @@ public enum BundleDetail: Sendable, Hashable {
             "\(bundlePath): \(reason); its binary checks cannot run"
         case .simulatorBuild(let appPath, let evidence):
             "\(appPath) is a Simulator build: \(evidence); no device installs it, however it is signed"
+        case .codeMerged(let bundlePath, let name):
+            "\(bundlePath) holds resources but not its binary '\(name)', and no executable in the app loads it: a "
+                + "mergeable library whose code Xcode merged into the code using it; its files are sealed by the bundle "
+                + "around it, its own signature left as it is"
         case .noCode(let bundlePath, let kind, let reason):
             "\(bundlePath) is a \(kind.noun) folder with no code (\(reason)): its files are sealed by the bundle around "
                 + "it, and it is not signed itself"

@@ -27,6 +27,7 @@ import ToolData
             .bundleIdentifierInvalid(bundlePath: "B", problem: "p"), .executableNotNamed(bundlePath: "B"),
             .executableFileMissing(bundlePath: "B", name: "n", path: "B/n"), .executableInvalid(bundlePath: "B", reason: "r"),
             .simulatorBuild(appPath: "A", evidence: "e"), .noCode(bundlePath: "B", kind: .framework, reason: "r"),
+            .codeMerged(bundlePath: "B", name: "N"),
         ]
         let binary: [BinaryDetail] = [
             .encrypted(binaryPath: "A", architectures: ["arm64"]), .unreadable(binaryPath: "A", problems: ["p"]),

@@ -151,6 +151,45 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: scratch.path("wrapped.ipa")))
     }
 
+    /// Xcode 15's mergeable libraries: a framework cut down to its resources, which nothing
+    /// loads, is an info and signs; the same folder when the app loads it is EXECUTABLE_MISSING,
+    /// which stops `sign` (dyld would stop the app at launch).
+    @Test func mergedFrameworksSignAndOnesTheAppLoadsDoNot() throws {
+        let shape = ToolchainShapes.mergedFrameworks()
+        let scratch = try ScratchDirectory("shape-merged")
+        let input = try scratch.write("merged.ipa", shape.builder.bytes())
+        let profiles = try Self.profilesFolder(shape.profiledBundleIDs, in: scratch)
+        let check = try Command.ipawrap(["check", input, "--for", "sign", "--profiles-dir", profiles, "--at", "2026-06-01", "--json"])
+        #expect(check.status == 0, "\(check.stdout)")
+        let report = try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [String: Any]
+        let merged = (report?["findings"] as? [[String: Any]] ?? []).filter { $0["code"] as? String == "FRAMEWORK_CODE_MERGED" }
+        #expect(merged.map { $0["path"] as? String } == [
+            "Payload/Merged.app/Frameworks/Feature.framework", "Payload/Merged.app/Frameworks/Orders.framework",
+        ])
+        #expect(merged.allSatisfy { $0["severity"] as? String == "info" })
+        // The cut-down frameworks' files, their old signature among them, stay byte for byte.
+        let output = scratch.path("merged.signed.ipa")
+        let signed = try Command.ipawrap(try Self.signArguments(input, output, profiles: profiles, scratch: scratch))
+        try #require(signed.status == 0, "\(signed.stdout)\(signed.stderr)")
+        let before = Dictionary(try ZipOracle.entries(input).map { ($0.nameString, $0.rawSHA256) }, uniquingKeysWith: { a, _ in a })
+        let after = Dictionary(try ZipOracle.entries(output).map { ($0.nameString, $0.rawSHA256) }, uniquingKeysWith: { a, _ in a })
+        let cutDown = before.keys.filter { ($0.contains("/Feature.framework/") || $0.contains("/Orders.framework/")) && !$0.hasSuffix("/") }
+        #expect(cutDown.count == 16)
+        for path in cutDown { #expect(before[path] == after[path], "\(path)") }
+
+        // The app loads Feature.framework/Feature, which is not there.
+        var loading = shape.builder
+        loading.executable = ToolchainShapes.code(
+            signedAs: "com.example.merged", links: [.init("@rpath/Kit.framework/Kit"), .init("@rpath/Feature.framework/Feature")])
+        let broken = try scratch.write("loads-missing.ipa", loading.bytes())
+        let refused = scratch.path("loads-missing.signed.ipa")
+        let sign = try Command.ipawrap(try Self.signArguments(broken, refused, profiles: profiles, scratch: scratch))
+        #expect(sign.status == 1)
+        #expect(sign.stdout.contains("EXECUTABLE_MISSING: Payload/Merged.app/Frameworks/Feature.framework: CFBundleExecutable names 'Feature'"), "\(sign.stdout)")
+        #expect(!sign.stdout.contains("Frameworks/Orders.framework: CFBundleExecutable"), "a weak link may be missing: \(sign.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: refused))
+    }
+
     @Test(arguments: [true, false])
     func simulatorBuildsAreRefusedEverywhere(_ appleSilicon: Bool) throws {
         let shape = ToolchainShapes.simulatorBuild(appleSilicon: appleSilicon)

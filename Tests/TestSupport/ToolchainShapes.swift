@@ -23,9 +23,11 @@ public enum ToolchainShapes {
     /// build signed it (`signedAs` nil: unsigned).
     public static func code(
         fileType: UInt32 = 2, minimumOS: String = "15.0", platform: UInt32 = 2, cpuType: Int32 = 0x0100_000C,
-        installName: String = "@rpath/Kit.framework/Kit", signedAs identifier: String? = "code", infoPlist: [UInt8]? = nil
+        installName: String = "@rpath/Kit.framework/Kit", signedAs identifier: String? = "code", infoPlist: [UInt8]? = nil,
+        links: [MachOBuilder.Dylib] = []
     ) -> [UInt8] {
         var builder = fileType == 6 ? MachOBuilder.dylib(installName: installName) : MachOBuilder()
+        builder.dylibs += links
         builder.fileType = fileType
         builder.cpuType = cpuType
         builder.is64Bit = cpuType & 0x0100_0000 != 0
@@ -293,10 +295,37 @@ public enum ToolchainShapes {
         return Shape(name: "swift-1.2", builder: builder, profiledBundleIDs: ["com.example.swiftone"])
     }
 
+    /// A release build of Xcode 15 or later with mergeable libraries: `Feature.framework` and
+    /// `Orders.framework` were merged into the app's executable, which links only `Kit.framework`
+    /// (and `Orders` weakly, as `-weak_framework` leaves it), so Xcode embeds them cut down to
+    /// their resources: the Info.plist still naming the binary, an asset catalog, and the
+    /// signature codesign writes for a bundle without code (`_CodeSignature/CodeDirectory`, the
+    /// SHA-256 one as `CodeRequirements-1`, `CodeRequirements`, `CodeSignature`, `CodeResources`).
+    public static func mergedFrameworks() -> Shape {
+        var builder = iconlessApp("Merged", "com.example.merged")
+        builder.executable = code(
+            signedAs: "com.example.merged",
+            links: [.init("@rpath/Kit.framework/Kit"), .init("@rpath/Orders.framework/Orders", kind: .weak)])
+        builder.nested.append(framework("Kit", "com.example.kit"))
+        for name in ["Feature", "Orders"] {
+            var merged = IPABuilder.Nested(
+                path: "Frameworks/\(name).framework", info: bundleInfo(name, "com.example.\(name.lowercased())", packageType: "FMWK"),
+                executable: nil)
+            merged.files["Assets.car"] = .init(data: Array(repeating: 0x41, count: 300))
+            merged.files["Base.lproj/Main.storyboardc/Info.plist"] = .init(data: Array("<plist version=\"1.0\"><dict/></plist>".utf8))
+            for (file, magic) in [("CodeDirectory", 0xFADE_0C02), ("CodeRequirements-1", 0xFADE_0C02), ("CodeRequirements", 0xFADE_0C01)] as [(String, UInt32)] {
+                merged.files["_CodeSignature/" + file] = .init(data: withUnsafeBytes(of: magic.bigEndian, Array.init) + Array(repeating: 0, count: 60))
+            }
+            merged.files["_CodeSignature/CodeSignature"] = .init(data: [0x30, 0x80] + Array(repeating: 0, count: 30))
+            builder.nested.append(merged)
+        }
+        return Shape(name: "merged-frameworks", builder: builder, profiledBundleIDs: ["com.example.merged"])
+    }
+
     /// Every shape that signs.
     public static func signable() -> [Shape] {
         [xcuitestRunner(), preferenceBundles(), emptyFrameworkFolder(), clipExtensionKitXPC(), watchApp(),
-         swiftAndLooseCode(), flutter(), oldLayout(xcode4: true), oldLayout(xcode4: false), swift12()]
+         swiftAndLooseCode(), flutter(), oldLayout(xcode4: true), oldLayout(xcode4: false), swift12(), mergedFrameworks()]
     }
 
     /// A Simulator build: Intel code (or arm64 built for the Simulator platform, 7) and
