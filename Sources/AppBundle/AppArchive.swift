@@ -93,7 +93,8 @@ public final class AppArchive {
 
     /// Finds every bundle folder below the app in one walk of its folders, reads the Info.plist
     /// of each, and orders them outermost first. A `.bundle` that names no executable is a
-    /// resource folder, not a bundle.
+    /// resource folder, not a bundle; a `ReexportedBinaries/X.framework` without an Info.plist
+    /// holds loose code.
     private static func nestedBundles(of app: BundleInfo, in zip: ZipArchive, archive: String) throws -> [BundleInfo] {
         let folders = try zip.folders(
             within: app.path,
@@ -131,6 +132,11 @@ public final class AppArchive {
             // A `.bundle` is code only when its Info.plist names an executable that is there: resource
             // bundles (CocoaPods', Settings.bundle) often carry a plist, some naming no file at all.
             if kind == .bundle && bundle.executablePath == nil {
+                continue
+            }
+            // A debug build with mergeable libraries puts their binaries, without bundles, in
+            // `ReexportedBinaries/X.framework/`: loose code of the bundle around, not a bundle.
+            if place == "ReexportedBinaries" && bundle.infoPlistProblem == .missing {
                 continue
             }
             found[found.count - 1] = bundle

@@ -85,20 +85,22 @@ public final class CheckContext {
         return slices
     }
 
-    /// Whether the executable of any bundle in the app loads `framework` at launch: links
-    /// `…/<folder>.framework/<executable>` other than weakly. A framework folder without its binary
-    /// that nothing loads is what Xcode 15 and later embed for a mergeable library merged into
-    /// the code that uses it (its resources only); one that something loads fails at launch.
-    public func isLinked(framework: BundleInfo, executable: String) -> Bool {
+    /// Whether an executable of the app loads `framework` at launch (links `…/<folder>/<executable>`
+    /// other than weakly) and no file in the app is that binary. dyld finds a framework by its
+    /// `@rpath` name, so the binary may sit elsewhere (`ReexportedBinaries/` of a debug build with
+    /// mergeable libraries). A framework folder without its binary that nothing needs is what
+    /// Xcode 15 and later embed for a mergeable library merged into the code using it.
+    public func isLoadedWithoutItsBinary(framework: BundleInfo, executable: String) -> Bool {
         let folder = framework.path.split(separator: "/").last.map(String.init) ?? ""
         let suffix = "/" + folder + "/" + executable
-        for bundle in archive.allBundles {
-            guard case .success(let file)? = self.executable(of: bundle) else { continue }
-            for slice in file.slices {
-                if slice.linkedLibraries.contains(where: { $0.kind != .weak && $0.path.hasSuffix(suffix) }) { return true }
+        let loaded = archive.allBundles.contains { bundle in
+            guard case .success(let file)? = self.executable(of: bundle) else { return false }
+            return file.slices.contains { slice in
+                slice.linkedLibraries.contains { $0.kind != .weak && $0.path.hasSuffix(suffix) }
             }
         }
-        return false
+        guard loaded else { return false }
+        return !archive.archive.zip.entries(within: archive.app.path).contains { $0.kind == .file && $0.path.hasSuffix(suffix) }
     }
 
     /// The parsed headers of a bundle's executable, read once and shared by every check.

@@ -68,7 +68,8 @@ enum BundleChecks {
             case .invalidName(let reason)?:
                 report.findings.append(Finding(
                     .bundle(.executableInvalid(bundlePath: bundle.path, reason: reason)), at: .archive(plistPath)))
-            case .fileMissing(let name, _)? where bundle.kind == .framework && !context.isLinked(framework: bundle, executable: name):
+            case .fileMissing(let name, _)? where bundle.kind == .framework
+                && !context.isLoadedWithoutItsBinary(framework: bundle, executable: name):
                 report.findings.append(Finding(.bundle(.codeMerged(bundlePath: bundle.path, name: name)), at: .archive(bundle.path)))
             case .fileMissing(let name, let path)?:
                 report.findings.append(Finding(

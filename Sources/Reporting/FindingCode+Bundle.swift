@@ -39,9 +39,10 @@ extension FindingCode {
 
     public static let frameworkCodeMerged = FindingCode(
         "FRAMEWORK_CODE_MERGED", .info,
-        summary: "a framework holds its resources but not the binary its Info.plist names, and no executable in the app "
-            + "loads it: what Xcode 15 and later embed for a mergeable library merged into the app (release builds "
-            + "with MERGED_BINARY_TYPE); its files are sealed by the bundle around it, its own signature left as it is",
+        summary: "a framework holds its resources but not the binary its Info.plist names, and no executable of the app "
+            + "needs that binary from it (none loads it, or its binary is elsewhere in the app, as in ReexportedBinaries/ "
+            + "of a debug build): what Xcode 15 and later embed for a mergeable library merged into the code using it; "
+            + "its files are sealed by the bundle around it, its own signature left as it is",
         remedy: "Nothing to do. (A framework that some executable loads must carry its binary: that is EXECUTABLE_MISSING.)")
 
     public static let bundleCodes: [FindingCode] = [

@@ -56,9 +56,9 @@ public enum BundleDetail: Sendable, Hashable {
         case .simulatorBuild(let appPath, let evidence):
             "\(appPath) is a Simulator build: \(evidence); no device installs it, however it is signed"
         case .codeMerged(let bundlePath, let name):
-            "\(bundlePath) holds resources but not its binary '\(name)', and no executable in the app loads it: a "
-                + "mergeable library whose code Xcode merged into the code using it; its files are sealed by the bundle "
-                + "around it, its own signature left as it is"
+            "\(bundlePath) holds resources but not its binary '\(name)', which no executable of the app needs from it: "
+                + "a mergeable library whose code Xcode merged into the code using it (or, in a debug build, put in "
+                + "ReexportedBinaries/); its files are sealed by the bundle around it, its own signature left as it is"
         case .noCode(let bundlePath, let kind, let reason):
             "\(bundlePath) is a \(kind.noun) folder with no code (\(reason)): its files are sealed by the bundle around "
                 + "it, and it is not signed itself"

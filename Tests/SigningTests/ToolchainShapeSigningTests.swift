@@ -190,6 +190,22 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: refused))
     }
 
+    /// A debug build with mergeable libraries: the binaries in `ReexportedBinaries/` are what the
+    /// app loads, so the cut-down frameworks are FRAMEWORK_CODE_MERGED and nothing is a warning.
+    @Test func aDebugBuildOfMergeableLibrariesChecksClean() throws {
+        let shape = ToolchainShapes.mergeableLibrariesDebug()
+        let scratch = try ScratchDirectory("shape-merged-debug")
+        let input = try scratch.write("debug.ipa", shape.builder.bytes())
+        let profiles = try Self.profilesFolder(shape.profiledBundleIDs, in: scratch)
+        let check = try Command.ipawrap(["check", input, "--for", "sign", "--profiles-dir", profiles, "--at", "2026-06-01", "--json"])
+        #expect(check.status == 0, "\(check.stdout)")
+        let report = try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [String: Any]
+        let findings = (report?["findings"] as? [[String: Any]] ?? []).filter {
+            !["ICON_NOT_FOUND", "DATA_PROTECTION_NOT_ENABLED"].contains($0["code"] as? String)
+        }
+        #expect(findings.map { "\($0["code"] ?? "") \($0["path"] ?? "")" } == ["FRAMEWORK_CODE_MERGED Payload/Merged.app/Frameworks/Feature.framework"])
+    }
+
     @Test(arguments: [true, false])
     func simulatorBuildsAreRefusedEverywhere(_ appleSilicon: Bool) throws {
         let shape = ToolchainShapes.simulatorBuild(appleSilicon: appleSilicon)

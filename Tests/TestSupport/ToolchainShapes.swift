@@ -307,7 +307,26 @@ public enum ToolchainShapes {
             signedAs: "com.example.merged",
             links: [.init("@rpath/Kit.framework/Kit"), .init("@rpath/Orders.framework/Orders", kind: .weak)])
         builder.nested.append(framework("Kit", "com.example.kit"))
-        for name in ["Feature", "Orders"] {
+        addCutDownFrameworks(["Feature", "Orders"], to: &builder)
+        return Shape(name: "merged-frameworks", builder: builder, profiledBundleIDs: ["com.example.merged"])
+    }
+
+    /// The debug build of the same project: Xcode links the mergeable libraries dynamically and
+    /// puts their binaries in `ReexportedBinaries/`, where the app's `@rpath` finds them, while
+    /// `Frameworks/` holds the cut-down frameworks.
+    public static func mergeableLibrariesDebug() -> Shape {
+        var builder = iconlessApp("Merged", "com.example.merged")
+        builder.executable = code(signedAs: "com.example.merged", links: [.init("@rpath/Feature.framework/Feature")])
+        builder.addFile(
+            "ReexportedBinaries/Feature.framework/Feature",
+            code(fileType: 6, installName: "@rpath/Feature.framework/Feature", signedAs: "com.example.feature"), mode: 0o100755)
+        addCutDownFrameworks(["Feature"], to: &builder)
+        return Shape(name: "mergeable-libraries-debug", builder: builder, profiledBundleIDs: ["com.example.merged"])
+    }
+
+    /// Frameworks as Xcode embeds a merged mergeable library: resources and the old signature, no binary.
+    private static func addCutDownFrameworks(_ names: [String], to builder: inout IPABuilder) {
+        for name in names {
             var merged = IPABuilder.Nested(
                 path: "Frameworks/\(name).framework", info: bundleInfo(name, "com.example.\(name.lowercased())", packageType: "FMWK"),
                 executable: nil)
@@ -319,13 +338,13 @@ public enum ToolchainShapes {
             merged.files["_CodeSignature/CodeSignature"] = .init(data: [0x30, 0x80] + Array(repeating: 0, count: 30))
             builder.nested.append(merged)
         }
-        return Shape(name: "merged-frameworks", builder: builder, profiledBundleIDs: ["com.example.merged"])
     }
 
     /// Every shape that signs.
     public static func signable() -> [Shape] {
         [xcuitestRunner(), preferenceBundles(), emptyFrameworkFolder(), clipExtensionKitXPC(), watchApp(),
-         swiftAndLooseCode(), flutter(), oldLayout(xcode4: true), oldLayout(xcode4: false), swift12(), mergedFrameworks()]
+         swiftAndLooseCode(), flutter(), oldLayout(xcode4: true), oldLayout(xcode4: false), swift12(), mergedFrameworks(),
+         mergeableLibrariesDebug()]
     }
 
     /// A Simulator build: Intel code (or arm64 built for the Simulator platform, 7) and
