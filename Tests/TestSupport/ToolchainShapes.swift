@@ -222,6 +222,9 @@ public enum ToolchainShapes {
         watch.files["Frameworks/WatchKit2.framework/WatchKit2"] = .init(
             data: watchCode(6, "com.example.watchkit2"), mode: 0o100755)
         builder.nested.append(watch)
+        // As Xcode exports it for the App Store: Apple's stub beside the app, for App Store processing.
+        builder.rootFiles["WatchKitSupport2/WK"] = .init(data: watchCode(2, "com.apple.WK"), mode: 0o100755)
+        builder.rootFiles["Symbols/C4EB91AD-549B-3F1E-A423-90B0B5960943.symbols"] = .init(data: Array(repeating: 0x53, count: 128))
         return Shape(
             name: "watch-app", builder: builder,
             profiledBundleIDs: ["com.example.sample", "com.example.sample.watchkitapp",
@@ -247,6 +250,30 @@ public enum ToolchainShapes {
         builder.addFile("Helpers/crashpad_handler", code(signedAs: "crashpad_handler"), mode: 0o100755)
         builder.nested.append(framework("hermes", "dev.hermesengine.iphoneos"))
         return Shape(name: "swift-and-loose-code", builder: builder, profiledBundleIDs: ["com.example.swifty"])
+    }
+
+    /// A sticker pack app as Xcode builds it: no code of its own (the app's and the extension's
+    /// executables are copies of Apple's Messages stubs, signed by the build), names with spaces,
+    /// the stickers in the extension's asset catalog, and Apple's stub beside the app as an App
+    /// Store export carries it.
+    public static func stickerPack() -> Shape {
+        var builder = iconlessApp("Cat Stickers", "com.example.catstickers")
+        builder.info["LSApplicationLaunchProhibited"] = true
+        builder.executable = code(signedAs: "com.example.catstickers")
+        var pack = IPABuilder.Nested(
+            path: "PlugIns/Cat Stickers StickerPackExtension.appex",
+            info: bundleInfo("Cat Stickers StickerPackExtension", "com.example.catstickers.StickerPackExtension", packageType: "XPC!", extra: [
+                "NSExtension": ["NSExtensionPointIdentifier": "com.apple.message-payload-provider",
+                                "NSExtensionPrincipalClass": "StickerBrowserViewController"],
+            ]),
+            executable: code(signedAs: "com.example.catstickers.StickerPackExtension"))
+        pack.files["Assets.car"] = .init(data: Array(repeating: 0x43, count: 256))
+        builder.nested.append(pack)
+        builder.rootFiles["MessagesApplicationSupport/MessagesApplicationSupportStub"] = .init(
+            data: code(signedAs: "com.apple.MessagesApplicationSupportStub"), mode: 0o100755)
+        return Shape(
+            name: "sticker-pack", builder: builder,
+            profiledBundleIDs: ["com.example.catstickers", "com.example.catstickers.StickerPackExtension"])
     }
 
     /// A Flutter app: `App.framework` with its `flutter_assets`, `Flutter.framework`.
@@ -344,7 +371,7 @@ public enum ToolchainShapes {
     public static func signable() -> [Shape] {
         [xcuitestRunner(), preferenceBundles(), emptyFrameworkFolder(), clipExtensionKitXPC(), watchApp(),
          swiftAndLooseCode(), flutter(), oldLayout(xcode4: true), oldLayout(xcode4: false), swift12(), mergedFrameworks(),
-         mergeableLibrariesDebug()]
+         mergeableLibrariesDebug(), stickerPack()]
     }
 
     /// A Simulator build: Intel code (or arm64 built for the Simulator platform, 7) and
