@@ -68,7 +68,7 @@ enum BundleChecks {
             case .invalidName(let reason)?:
                 report.findings.append(Finding(
                     .bundle(.executableInvalid(bundlePath: bundle.path, reason: reason)), at: .archive(plistPath)))
-            case .fileMissing(let name, _)? where bundle.kind == .framework
+            case .fileMissing(let name, let path)? where bundle.kind == .framework && context.archive.entry(path) == nil
                 && !context.isLoadedWithoutItsBinary(framework: bundle, executable: name):
                 report.findings.append(Finding(.bundle(.codeMerged(bundlePath: bundle.path, name: name)), at: .archive(bundle.path)))
             case .fileMissing(let name, let path)?:

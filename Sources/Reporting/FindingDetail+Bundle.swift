@@ -19,7 +19,7 @@ public enum BundleDetail: Sendable, Hashable {
     /// `BUNDLE_HAS_NO_CODE`.
     case noCode(bundlePath: String, kind: BundleKind, reason: String)
     /// `FRAMEWORK_CODE_MERGED`: a framework without the binary its Info.plist names, which no
-    /// executable in the app loads.
+    /// executable of the app needs from it.
     case codeMerged(bundlePath: String, name: String)
 
     /// The code these facts are reported under.

@@ -182,6 +182,8 @@ import TestSupport
 
     @Test func aNestedBundlesMissingBinaryIsReportedOnThatBundle() throws {
         var builder = Self.xcodeApp()
+        // The app loads Kit (a framework nothing loads may lack its binary: FRAMEWORK_CODE_MERGED).
+        builder.executable = IPABuilder.executable { $0.dylibs.append(.init("@rpath/Kit.framework/Kit")) }
         builder.nested[0].executable = nil
         let scratch = try ScratchDirectory("cli-real-apps")
         let input = try scratch.write("Sample.ipa", builder.bytes())
