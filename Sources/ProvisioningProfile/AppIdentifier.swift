@@ -16,6 +16,9 @@ public struct AppIdentifier: Sendable, Hashable, CustomStringConvertible {
         case partialWildcard
         /// Every bundle ID (`*`).
         case fullWildcard
+
+        /// Whether the App ID matches more than one bundle ID.
+        public var isWildcard: Bool { self != .explicit }
     }
 
     /// How well an App ID matches a bundle ID; greater is better. An exact App ID beats a
@@ -64,7 +67,7 @@ public struct AppIdentifier: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var isWildcard: Bool { kind != .explicit }
+    public var isWildcard: Bool { kind.isWildcard }
 
     /// For a wildcard, the text a bundle ID must start with (`com.example.`, or "" for `*`).
     public var wildcardStem: String? {

@@ -115,7 +115,7 @@ public struct ProfileSummary: Encodable, Sendable, Equatable {
         self.appIdName = appIdName
         self.appIdentifier = appIdentifier
         self.appIdKind = appIdKind
-        self.wildcard = appIdKind != .explicit
+        self.wildcard = appIdKind.isWildcard
         self.applicationIdentifierPrefix = applicationIdentifierPrefix
         self.teamId = teamId
         self.teamName = teamName
