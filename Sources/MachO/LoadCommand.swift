@@ -59,7 +59,8 @@ public struct LoadCommandType: Sendable, Hashable, CustomStringConvertible {
         0x2C: "LC_ENCRYPTION_INFO_64", 0x2D: "LC_LINKER_OPTION", 0x2E: "LC_LINKER_OPTIMIZATION_HINT",
         0x2F: "LC_VERSION_MIN_TVOS", 0x30: "LC_VERSION_MIN_WATCHOS", 0x31: "LC_NOTE", 0x32: "LC_BUILD_VERSION",
         0x8000_0033: "LC_DYLD_EXPORTS_TRIE", 0x8000_0034: "LC_DYLD_CHAINED_FIXUPS",
-        0x8000_0035: "LC_FILESET_ENTRY",
+        0x8000_0035: "LC_FILESET_ENTRY", 0x36: "LC_ATOM_INFO", 0x37: "LC_FUNCTION_VARIANTS",
+        0x38: "LC_FUNCTION_VARIANT_FIXUPS", 0x39: "LC_TARGET_TRIPLE",
     ]
 
     /// `LC_LOAD_DYLIB`-style name, or the hex value for a command this reader does not name.
@@ -101,15 +102,42 @@ public struct LinkedLibrary: Sendable, Equatable {
             default: return nil
             }
         }
+
+        /// The link a `dylib_use_command`'s flags make, or nil for a plain load.
+        init?(useFlags flags: UInt32) {
+            if flags & LinkedLibrary.useReexport != 0 {
+                self = .reexport
+            } else if flags & LinkedLibrary.useUpward != 0 {
+                self = .upward
+            } else if flags & LinkedLibrary.useWeakLink != 0 {
+                self = .weak
+            } else {
+                return nil
+            }
+        }
     }
+
+    /// `DYLIB_USE_MARKER`: in the timestamp field, it says the command is a `dylib_use_command`
+    /// (name at offset 28, `DYLIB_USE_*` flags at 24), as Xcode 16's linker writes for a link
+    /// whose kind or delayed initialisation the classic commands cannot say.
+    public static let useMarker: UInt32 = 0x1A74_1800
+    public static let useWeakLink: UInt32 = 0x01
+    public static let useReexport: UInt32 = 0x02
+    public static let useUpward: UInt32 = 0x04
+    public static let useDelayedInit: UInt32 = 0x08
 
     public let kind: Kind
     /// The install name, e.g. `/usr/lib/libsqlite3.dylib` or `@rpath/Alamofire.framework/Alamofire`.
     public let path: String
     public let currentVersion: MachOVersion
     public let compatibilityVersion: MachOVersion
-    /// Build timestamp of the library; ld64 writes 2.
+    /// Build timestamp of the library; ld64 writes 2 (`useMarker` for a `dylib_use_command`).
     public let timestamp: UInt32
+    /// The `DYLIB_USE_*` flags of a `dylib_use_command`; nil for a classic command.
+    public var useFlags: UInt32? = nil
+
+    /// Whether dyld runs the library's initialisers only when it is first used (`DYLIB_USE_DELAYED_INIT`).
+    public var initializesLate: Bool { (useFlags ?? 0) & Self.useDelayedInit != 0 }
 }
 
 /// The identity of a dynamic library (`LC_ID_DYLIB`): the install name other images link it by.

@@ -284,11 +284,21 @@ private struct LoadCommandParser {
             let timestamp = try u32(at + 12)
             let current = MachOVersion(rawValue: try u32(at + 16))
             let compatibility = MachOVersion(rawValue: try u32(at + 20))
-            if let kind = LinkedLibrary.Kind(command: command.type) {
+            if var kind = LinkedLibrary.Kind(command: command.type) {
+                // ld-prime's `dylib_use_command`: the marker where the timestamp was, and the
+                // weak, re-export and upward links as flags of an LC_LOAD_DYLIB.
+                var useFlags: UInt32?
+                if command.type == .loadDylib || command.type == .loadWeakDylib, timestamp == LinkedLibrary.useMarker,
+                    command.size >= 28, try u32(at + 8) == 28
+                {
+                    let flags = try u32(at + 24)
+                    useFlags = flags
+                    kind = LinkedLibrary.Kind(useFlags: flags) ?? kind
+                }
                 linkedLibraries.append(
                     LinkedLibrary(
                         kind: kind, path: path, currentVersion: current, compatibilityVersion: compatibility,
-                        timestamp: timestamp))
+                        timestamp: timestamp, useFlags: useFlags))
             } else {
                 try requireUnique(command)
                 dylibIdentity = DylibIdentity(

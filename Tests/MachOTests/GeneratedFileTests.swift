@@ -148,6 +148,38 @@ import Testing
         }
     }
 
+    /// Xcode 16's linker writes a link it cannot say with the classic commands (delayed
+    /// initialisation, or weak with it) as a `dylib_use_command`: an LC_LOAD_DYLIB with
+    /// `DYLIB_USE_MARKER` for the timestamp and `DYLIB_USE_*` flags. The flags decide the link.
+    @Test func dylibUseCommandsSayTheirLinkInTheirFlags() throws {
+        var builder = Samples.executable()
+        builder.dylibs = [
+            .init("/usr/lib/libSystem.B.dylib", currentVersion: "1319.0.0"),
+            .init("@rpath/Weak.framework/Weak", currentVersion: "2.1.0", useFlags: 0x01),
+            .init("@rpath/Late.framework/Late", useFlags: 0x08),
+            .init("@rpath/WeakLate.framework/WeakLate", useFlags: 0x09),
+            .init("@rpath/Again.framework/Again", useFlags: 0x02),
+            .init("@rpath/Up.framework/Up", useFlags: 0x04),
+        ]
+        let bytes = builder.build()
+        var source = InMemoryByteSource(bytes)
+        let slice = try #require(try MachOFile(reading: &source).slices.first)
+        #expect(slice.linkedLibraries.map(\.path) == builder.dylibs.map(\.path))
+        #expect(slice.linkedLibraries.map(\.kind) == [.load, .weak, .load, .weak, .reexport, .upward])
+        #expect(slice.linkedLibraries.map(\.initializesLate) == [false, false, true, true, false, false])
+        #expect(slice.linkedLibraries.map(\.useFlags) == [nil, 0x01, 0x08, 0x09, 0x02, 0x04])
+        #expect(slice.linkedLibraries[1].currentVersion.threeComponentDescription == "2.1.0")
+        // llvm-objdump reads each as a dylib command whose name is at offset 28, after the flags.
+        if LLVMOracle.isAvailable {
+            let output = try #require(try LLVMOracle.objdump(["--macho", "--private-headers"], bytes: bytes)).stdout
+            for dylib in builder.dylibs.dropFirst() {
+                #expect(output.contains("name \(dylib.path) (offset 28)"), "\(output)")
+            }
+        } else {
+            print("skipped llvm comparison: no llvm-objdump that reads Mach-O")
+        }
+    }
+
     @Test func dylibIdentityAndAdHocSignature() throws {
         var builder = Samples.dylib()
         builder.codeSignature?.cms = .empty

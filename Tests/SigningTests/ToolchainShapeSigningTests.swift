@@ -168,6 +168,7 @@ import TestSupport
         let merged = (report?["findings"] as? [[String: Any]] ?? []).filter { $0["code"] as? String == "FRAMEWORK_CODE_MERGED" }
         #expect(merged.map { $0["path"] as? String } == [
             "Payload/Merged.app/Frameworks/Feature.framework", "Payload/Merged.app/Frameworks/Orders.framework",
+            "Payload/Merged.app/Frameworks/Search.framework",
         ])
         #expect(merged.allSatisfy { $0["severity"] as? String == "info" })
         // The cut-down frameworks' files, their old signature among them, stay byte for byte.
@@ -176,19 +177,25 @@ import TestSupport
         try #require(signed.status == 0, "\(signed.stdout)\(signed.stderr)")
         let before = Dictionary(try ZipOracle.entries(input).map { ($0.nameString, $0.rawSHA256) }, uniquingKeysWith: { a, _ in a })
         let after = Dictionary(try ZipOracle.entries(output).map { ($0.nameString, $0.rawSHA256) }, uniquingKeysWith: { a, _ in a })
-        let cutDown = before.keys.filter { ($0.contains("/Feature.framework/") || $0.contains("/Orders.framework/")) && !$0.hasSuffix("/") }
-        #expect(cutDown.count == 16)
+        let cutDown = before.keys.filter { path in
+            ["Feature", "Orders", "Search"].contains { path.contains("/\($0).framework/") } && !path.hasSuffix("/")
+        }
+        #expect(cutDown.count == 24)
         for path in cutDown { #expect(before[path] == after[path], "\(path)") }
 
         // The app loads Feature.framework/Feature, which is not there.
         var loading = shape.builder
         loading.executable = ToolchainShapes.code(
-            signedAs: "com.example.merged", links: [.init("@rpath/Kit.framework/Kit"), .init("@rpath/Feature.framework/Feature")])
+            signedAs: "com.example.merged",
+            links: [.init("@rpath/Kit.framework/Kit"), .init("@rpath/Feature.framework/Feature"),
+                    .init("@rpath/Search.framework/Search", useFlags: 0x08)])
         let broken = try scratch.write("loads-missing.ipa", loading.bytes())
         let refused = scratch.path("loads-missing.signed.ipa")
         let sign = try Command.ipawrap(try Self.signArguments(broken, refused, profiles: profiles, scratch: scratch))
         #expect(sign.status == 1)
         #expect(sign.stdout.contains("EXECUTABLE_MISSING: Payload/Merged.app/Frameworks/Feature.framework: CFBundleExecutable names 'Feature'"), "\(sign.stdout)")
+        // Delayed initialisation is no weak link: the binary must be there.
+        #expect(sign.stdout.contains("EXECUTABLE_MISSING: Payload/Merged.app/Frameworks/Search.framework: CFBundleExecutable names 'Search'"), "\(sign.stdout)")
         #expect(!sign.stdout.contains("Frameworks/Orders.framework: CFBundleExecutable"), "a weak link may be missing: \(sign.stdout)")
         #expect(!FileManager.default.fileExists(atPath: refused))
     }

@@ -53,13 +53,19 @@ public struct MachOBuilder: Sendable {
         public var currentVersion: String
         public var compatibilityVersion: String
 
+        /// Written as Xcode 16's linker writes a `dylib_use_command`: `DYLIB_USE_MARKER` in the
+        /// timestamp, these `DYLIB_USE_*` flags after the versions, the name at 28.
+        public var useFlags: UInt32?
+
         public init(
-            _ path: String, kind: Kind = .load, currentVersion: String = "1.0.0", compatibilityVersion: String = "1.0.0"
+            _ path: String, kind: Kind = .load, currentVersion: String = "1.0.0", compatibilityVersion: String = "1.0.0",
+            useFlags: UInt32? = nil
         ) {
             self.kind = kind
             self.path = path
             self.currentVersion = currentVersion
             self.compatibilityVersion = compatibilityVersion
+            self.useFlags = useFlags
         }
     }
 
@@ -626,10 +632,11 @@ public struct MachOBuilder: Sendable {
 
     private func dylibBody(_ dylib: Dylib) -> (inout Writer) -> Void {
         { writer in
-            writer.u32(24)
-            writer.u32(2)
+            writer.u32(dylib.useFlags == nil ? 24 : 28)
+            writer.u32(dylib.useFlags == nil ? 2 : 0x1A74_1800)
             writer.u32(Self.version(dylib.currentVersion))
             writer.u32(Self.version(dylib.compatibilityVersion))
+            if let flags = dylib.useFlags { writer.u32(flags) }
             writer.bytes(Array(dylib.path.utf8) + [0])
         }
     }

@@ -322,9 +322,11 @@ public enum ToolchainShapes {
         return Shape(name: "swift-1.2", builder: builder, profiledBundleIDs: ["com.example.swiftone"])
     }
 
-    /// A release build of Xcode 15 or later with mergeable libraries: `Feature.framework` and
-    /// `Orders.framework` were merged into the app's executable, which links only `Kit.framework`
-    /// (and `Orders` weakly, as `-weak_framework` leaves it), so Xcode embeds them cut down to
+    /// A release build of Xcode 15 or later with mergeable libraries: `Feature.framework`,
+    /// `Orders.framework` and `Search.framework` were merged into the app's executable, which
+    /// links only `Kit.framework` (and `Orders` weakly, as `-weak_framework` leaves it; `Search`
+    /// weakly with delayed initialisation, a `dylib_use_command` of Xcode 16's linker), so Xcode
+    /// embeds them cut down to
     /// their resources: the Info.plist still naming the binary, an asset catalog, and the
     /// signature codesign writes for a bundle without code (`_CodeSignature/CodeDirectory`, the
     /// SHA-256 one as `CodeRequirements-1`, `CodeRequirements`, `CodeSignature`, `CodeResources`).
@@ -332,9 +334,12 @@ public enum ToolchainShapes {
         var builder = iconlessApp("Merged", "com.example.merged")
         builder.executable = code(
             signedAs: "com.example.merged",
-            links: [.init("@rpath/Kit.framework/Kit"), .init("@rpath/Orders.framework/Orders", kind: .weak)])
+            links: [
+                .init("@rpath/Kit.framework/Kit"), .init("@rpath/Orders.framework/Orders", kind: .weak),
+                .init("@rpath/Search.framework/Search", useFlags: 0x09),
+            ])
         builder.nested.append(framework("Kit", "com.example.kit"))
-        addCutDownFrameworks(["Feature", "Orders"], to: &builder)
+        addCutDownFrameworks(["Feature", "Orders", "Search"], to: &builder)
         return Shape(name: "merged-frameworks", builder: builder, profiledBundleIDs: ["com.example.merged"])
     }
 
