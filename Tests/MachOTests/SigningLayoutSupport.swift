@@ -94,6 +94,17 @@ enum Signable {
         ("armv7-signed-reserved", { builder(.armv7, reserved: 2048, segmentAlignment: 16).build() }),
         ("ppc-dylib-unsigned", { builder(.ppc, signed: false, segmentAlignment: 16, dylib: true).build() }),
         (
+            // Links as Xcode 16's linker writes them when it needs a dylib_use_command.
+            "arm64-dylib-use-commands",
+            {
+                var linking = builder(.arm64, segmentAlignment: 16)
+                linking.dylibs += [
+                    .init("@rpath/Weak.framework/Weak", useFlags: 0x01), .init("@rpath/Late.framework/Late", useFlags: 0x08),
+                ]
+                return linking.build()
+            }
+        ),
+        (
             "fat-armv7-arm64",
             {
                 fat(
