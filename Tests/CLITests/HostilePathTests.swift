@@ -97,21 +97,28 @@ import TestSupport
         }
     }
 
-    @Test func aFIFOOutputIsWrittenInOrderAndStaysAFIFO() throws {
-        let scratch = try ScratchDirectory("fifo-out")
+    /// An app, its icon as `icon -o` writes it to a regular file, and an empty FIFO beside them.
+    private func fifoOutputSetUp(_ name: String) throws -> (scratch: ScratchDirectory, input: String, icon: [UInt8], fifo: String) {
+        let scratch = try ScratchDirectory(name)
         let input = try scratch.write("App.ipa", try app().bytes())
         let regular = scratch.path("icon.png")
         #expect(try Command.ipawrap(["icon", input, "-o", regular]).status == 0)
         let fifo = scratch.path("icon.fifo")
         try makeFIFO(fifo)
+        return (scratch, input, Array(try Data(contentsOf: URL(fileURLWithPath: regular))), fifo)
+    }
+
+    @Test func aFIFOOutputIsWrittenInOrderAndStaysAFIFO() throws {
+        let (scratch, input, icon, fifo) = try fifoOutputSetUp("fifo-out")
         // The reader is open before ipawrap starts, so nothing here depends on timing.
         let reader = try FIFOReader(fifo)
+        defer { _ = try? reader.finish() }
         let result = try ipawrapBounded(["icon", input, "-o", fifo])
         let copy = try reader.finish()
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(copy == Array(try Data(contentsOf: URL(fileURLWithPath: regular))))
+        #expect(copy == icon)
         #expect(fileType(fifo) == S_IFIFO)
-        // Nobody reading: an error after FIFO's reader wait, never a blocked open.
+        // Nobody reading: an error once the wait for a reader is over, never a blocked open.
         let clock = ContinuousClock()
         let start = clock.now
         let unread = try ipawrapBounded(["icon", input, "-o", fifo])
@@ -126,18 +133,15 @@ import TestSupport
     /// `cat out.fifo > copy & ipawrap … -o out.fifo`: the reader may open the FIFO after ipawrap
     /// first tries it (this raced on a loaded CI machine). ipawrap waits for it, within bounds.
     @Test func aFIFOReaderThatComesLateIsWaitedFor() throws {
-        let scratch = try ScratchDirectory("fifo-late")
-        let input = try scratch.write("App.ipa", try app().bytes())
-        let regular = scratch.path("icon.png")
-        #expect(try Command.ipawrap(["icon", input, "-o", regular]).status == 0)
-        let fifo = scratch.path("icon.fifo")
-        try makeFIFO(fifo)
+        let (scratch, input, icon, fifo) = try fifoOutputSetUp("fifo-late")
         // ipawrap reaches its open in well under 500 ms; without the wait this fails with ENXIO.
         let reader = try FIFOReader(fifo, openingAfter: .milliseconds(500))
+        defer { _ = try? reader.finish() }
         let result = try ipawrapBounded(["icon", input, "-o", fifo])
         let copy = try reader.finish()
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(copy == Array(try Data(contentsOf: URL(fileURLWithPath: regular))))
+        #expect(copy == icon)
+        #expect(scratch.listing() == ["App.ipa", "icon.fifo", "icon.png"])
     }
 
     // MARK: 3. Special files as inputs never block
@@ -409,7 +413,7 @@ private final class FIFOReader: @unchecked Sendable {
             let done = lock.withLock { writerDone }
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
-                bytes += buffer.prefix(count)
+                lock.withLock { bytes += buffer.prefix(count) }
                 continue
             }
             if count < 0, errno != EAGAIN, errno != EINTR {
@@ -421,12 +425,16 @@ private final class FIFOReader: @unchecked Sendable {
         }
     }
 
-    /// Call after the writer has exited: the bytes read, once all are drained.
+    /// Call after the writer has exited: the bytes read, once all are drained. Later calls
+    /// (a `defer` that ends the thread when a test throws first) return at once.
     func finish() throws -> [UInt8] {
-        lock.withLock { writerDone = true }
-        finished.wait()
+        let first = lock.withLock {
+            defer { writerDone = true }
+            return !writerDone
+        }
+        if first { finished.wait() }
         if let failure = lock.withLock({ failure }) { throw FIFOReaderError(message: failure) }
-        return bytes
+        return lock.withLock { bytes }
     }
 }
 

@@ -157,15 +157,23 @@ import TestSupport
     /// Xcode 15's mergeable libraries: a framework cut down to its resources, which nothing
     /// loads, is an info and signs; the same folder when the app loads it is EXECUTABLE_MISSING,
     /// which stops `sign` (dyld would stop the app at launch).
+    /// The shape's IPA and profiles in `scratch`, and the findings of `check --for sign`, which must pass.
+    static func checkedForSigning(
+        _ shape: ToolchainShapes.Shape, in scratch: ScratchDirectory, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (input: String, profiles: String, findings: [[String: Any]]) {
+        let input = try scratch.write("\(shape.name).ipa", shape.builder.bytes())
+        let profiles = try profilesFolder(shape.profiledBundleIDs, in: scratch)
+        let check = try Command.ipawrap(["check", input, "--for", "sign", "--profiles-dir", profiles, "--at", "2026-06-01", "--json"])
+        #expect(check.status == 0, "\(check.stdout)", sourceLocation: sourceLocation)
+        let report = try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [String: Any]
+        return (input, profiles, report?["findings"] as? [[String: Any]] ?? [])
+    }
+
     @Test func mergedFrameworksSignAndOnesTheAppLoadsDoNot() throws {
         let shape = ToolchainShapes.mergedFrameworks()
         let scratch = try ScratchDirectory("shape-merged")
-        let input = try scratch.write("merged.ipa", shape.builder.bytes())
-        let profiles = try Self.profilesFolder(shape.profiledBundleIDs, in: scratch)
-        let check = try Command.ipawrap(["check", input, "--for", "sign", "--profiles-dir", profiles, "--at", "2026-06-01", "--json"])
-        #expect(check.status == 0, "\(check.stdout)")
-        let report = try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [String: Any]
-        let merged = (report?["findings"] as? [[String: Any]] ?? []).filter { $0["code"] as? String == "FRAMEWORK_CODE_MERGED" }
+        let (input, profiles, findings) = try Self.checkedForSigning(shape, in: scratch)
+        let merged = findings.filter { $0["code"] as? String == "FRAMEWORK_CODE_MERGED" }
         #expect(merged.map { $0["path"] as? String } == [
             "Payload/Merged.app/Frameworks/Feature.framework", "Payload/Merged.app/Frameworks/Orders.framework",
             "Payload/Merged.app/Frameworks/Search.framework",
@@ -203,14 +211,8 @@ import TestSupport
     /// A debug build with mergeable libraries: the binaries in `ReexportedBinaries/` are what the
     /// app loads, so the cut-down frameworks are FRAMEWORK_CODE_MERGED and nothing is a warning.
     @Test func aDebugBuildOfMergeableLibrariesChecksClean() throws {
-        let shape = ToolchainShapes.mergeableLibrariesDebug()
         let scratch = try ScratchDirectory("shape-merged-debug")
-        let input = try scratch.write("debug.ipa", shape.builder.bytes())
-        let profiles = try Self.profilesFolder(shape.profiledBundleIDs, in: scratch)
-        let check = try Command.ipawrap(["check", input, "--for", "sign", "--profiles-dir", profiles, "--at", "2026-06-01", "--json"])
-        #expect(check.status == 0, "\(check.stdout)")
-        let report = try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [String: Any]
-        let findings = (report?["findings"] as? [[String: Any]] ?? []).filter {
+        let findings = try Self.checkedForSigning(ToolchainShapes.mergeableLibrariesDebug(), in: scratch).findings.filter {
             !["ICON_NOT_FOUND", "DATA_PROTECTION_NOT_ENABLED"].contains($0["code"] as? String)
         }
         #expect(findings.map { "\($0["code"] ?? "") \($0["path"] ?? "")" } == ["FRAMEWORK_CODE_MERGED Payload/Merged.app/Frameworks/Feature.framework"])
