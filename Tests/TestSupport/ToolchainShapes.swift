@@ -276,6 +276,25 @@ public enum ToolchainShapes {
             profiledBundleIDs: ["com.example.catstickers", "com.example.catstickers.StickerPackExtension"])
     }
 
+    /// An IPA zipped with Finder's Compress: `.DS_Store` files in the app, and AppleDouble `._`
+    /// files for every file under `__MACOSX/` beside `Payload/`.
+    public static func finderZipped() -> Shape {
+        var builder = iconlessApp("Zipped", "com.example.zipped")
+        builder.addPrimaryIcon()
+        builder.nested.append(framework("Kit", "com.example.kit"))
+        builder.addFile("en.lproj/Localizable.strings", Array("\"a\" = \"b\";".utf8))
+        let finderInfo: [UInt8] = [0x00, 0x05, 0x16, 0x07, 0x00, 0x02, 0x00, 0x00] + Array(repeating: 0, count: 74)
+        for folder in ["", "en.lproj/", "Frameworks/Kit.framework/"] {
+            builder.addFile(folder + ".DS_Store", [0, 0, 0, 1] + Array("Bud1".utf8) + Array(repeating: 0, count: 64))
+        }
+        for file in ["Info.plist", "Zipped", "en.lproj/Localizable.strings", "Frameworks/Kit.framework/Kit"] {
+            let parts = file.split(separator: "/")
+            let folder = parts.dropLast().map { $0 + "/" }.joined()
+            builder.rootFiles["__MACOSX/Payload/Zipped.app/\(folder)._\(parts.last ?? "")"] = .init(data: finderInfo)
+        }
+        return Shape(name: "finder-zipped", builder: builder, profiledBundleIDs: ["com.example.zipped"])
+    }
+
     /// A Flutter app: `App.framework` with its `flutter_assets`, `Flutter.framework`.
     public static func flutter() -> Shape {
         var builder = iconlessApp("Runner", "com.example.flutterapp")
@@ -376,7 +395,7 @@ public enum ToolchainShapes {
     public static func signable() -> [Shape] {
         [xcuitestRunner(), preferenceBundles(), emptyFrameworkFolder(), clipExtensionKitXPC(), watchApp(),
          swiftAndLooseCode(), flutter(), oldLayout(xcode4: true), oldLayout(xcode4: false), swift12(), mergedFrameworks(),
-         mergeableLibrariesDebug(), stickerPack()]
+         mergeableLibrariesDebug(), stickerPack(), finderZipped()]
     }
 
     /// A Simulator build: Intel code (or arm64 built for the Simulator platform, 7) and
