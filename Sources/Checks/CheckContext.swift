@@ -91,16 +91,32 @@ public final class CheckContext {
     /// mergeable libraries). A framework folder without its binary that nothing needs is what
     /// Xcode 15 and later embed for a mergeable library merged into the code using it.
     public func isLoadedWithoutItsBinary(framework: BundleInfo, executable: String) -> Bool {
-        let folder = framework.path.split(separator: "/").last.map(String.init) ?? ""
-        let suffix = "/" + folder + "/" + executable
-        let loaded = archive.allBundles.contains { bundle in
-            guard case .success(let file)? = self.executable(of: bundle) else { return false }
-            return file.slices.contains { slice in
-                slice.linkedLibraries.contains { $0.kind != .weak && $0.path.hasSuffix(suffix) }
+        let name = (framework.path.split(separator: "/").last.map(String.init) ?? "") + "/" + executable
+        return frameworksLoadedAtLaunch.contains(name) && !filesByLastTwoComponents.contains(name)
+    }
+
+    /// `X.framework/X` of every library an executable of the app loads at launch (other than
+    /// weakly), from one pass over the headers already read.
+    private lazy var frameworksLoadedAtLaunch: Set<String> = {
+        var names = Set<String>()
+        for bundle in archive.allBundles {
+            guard case .success(let file)? = executable(of: bundle) else { continue }
+            for slice in file.slices {
+                for library in slice.linkedLibraries where library.kind != .weak {
+                    names.insert(Self.lastTwoComponents(library.path))
+                }
             }
         }
-        guard loaded else { return false }
-        return !archive.archive.zip.entries(within: archive.app.path).contains { $0.kind == .file && $0.path.hasSuffix(suffix) }
+        return names
+    }()
+
+    /// The last two components of every file in the app, from one pass over its entries.
+    private lazy var filesByLastTwoComponents: Set<String> = {
+        Set(archive.archive.zip.entries(within: archive.app.path).lazy.filter { $0.kind == .file }.map { Self.lastTwoComponents($0.path) })
+    }()
+
+    private static func lastTwoComponents(_ path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: false).suffix(2).joined(separator: "/")
     }
 
     /// The parsed headers of a bundle's executable, read once and shared by every check.
