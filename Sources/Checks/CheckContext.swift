@@ -91,7 +91,7 @@ public final class CheckContext {
     /// mergeable libraries). A framework folder without its binary that nothing needs is what
     /// Xcode 15 and later embed for a mergeable library merged into the code using it.
     public func isLoadedWithoutItsBinary(framework: BundleInfo, executable: String) -> Bool {
-        let name = (framework.path.split(separator: "/").last.map(String.init) ?? "") + "/" + executable
+        let name = framework.folderName + "/" + executable
         return frameworksLoadedAtLaunch.contains(name) && !filesByLastTwoComponents.contains(name)
     }
 

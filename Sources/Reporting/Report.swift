@@ -64,7 +64,7 @@ public struct Report: Codable, Sendable, Equatable {
 
     public struct App: Codable, Sendable, Equatable {
         /// The name a person knows the app by: its display name, else its folder's.
-        public var displayName: String { name ?? path.split(separator: "/").last.map(String.init) ?? path }
+        public var displayName: String { name ?? BundleInfo.folderName(of: path) }
 
         /// Archive path of the app folder, e.g. `Payload/Sample.app`.
         public var path: String
