@@ -54,8 +54,10 @@ final class ExecutableSigning: Sendable {
                     inputs.laidOut = early.onSizeKnown
                 } else if let early, file.slices.count == 1, case .entry(let entrySource) = source {
                     codeWritten = { code, length in
-                        prefix = try entrySource.deflatedPrefix(of: code, totalLength: Int(length), level: early.options.compressionLevel)
-                        if let prefix { early.onSizeKnown?(UInt64(prefix.encodedSize(totalLength: Int(length)))) }
+                        // Clamped: a length past Int is past what `deflatedPrefix` encodes whole (nil).
+                        let total = Int(clamping: length)
+                        prefix = try entrySource.deflatedPrefix(of: code, totalLength: total, level: early.options.compressionLevel)
+                        if let prefix { early.onSizeKnown?(UInt64(prefix.encodedSize(totalLength: total))) }
                     }
                 }
                 let code = try signer.sign(

@@ -21,10 +21,18 @@ public struct RepackForecast: Sendable {
     /// first replacement past it.
     static let encodeLimit: UInt64 = 1 << 20
 
-    /// The segments to copy once the pending entry's data is known to be `pendingSize` bytes.
+    /// The segments to copy once the pending entry's data is known to be `pendingSize` bytes; only
+    /// those before it when the runs after it would lie past what an offset can say.
     public func segments(pendingSize: UInt64) -> [EarlyCopy.Segment] {
-        let end = pendingDataOffset + pendingSize
-        return before + after.map { EarlyCopy.Segment(inputOffset: $0.inputOffset, outputOffset: end + $0.outputOffset, length: $0.length) }
+        let (end, overflow) = pendingDataOffset.addingReportingOverflow(pendingSize)
+        guard !overflow else { return before }
+        var segments = before
+        for run in after {
+            let (offset, overflow) = end.addingReportingOverflow(run.outputOffset)
+            guard !overflow else { return before }
+            segments.append(EarlyCopy.Segment(inputOffset: run.inputOffset, outputOffset: offset, length: run.length))
+        }
+        return segments
     }
 
     /// The forecast of a repack of `archive` with `edits`, in which `pending` is a file replaced in

@@ -55,6 +55,19 @@ import TestSupport
         }
     }
 
+    /// A pending size no offset can follow (a hostile length) places the runs before the pending
+    /// entry only, and traps nowhere.
+    @Test func aSizePastEveryOffsetPlacesOnlyTheRunsBefore() throws {
+        let scratch = try ScratchDirectory("repack-forecast-overflow")
+        let archive = try IPAArchive(path: try Self.archive(in: scratch)).zip
+        let forecast = try #require(try RepackForecast.make(
+            archive, edits: Self.edits(executable: [], seal: []), options: RepackOptions(), pending: Self.executable,
+            unknown: [Self.seal]))
+        #expect(!forecast.before.isEmpty && !forecast.after.isEmpty)
+        #expect(forecast.segments(pendingSize: 1000).count == forecast.before.count + forecast.after.count)
+        #expect(forecast.segments(pendingSize: .max) == forecast.before)
+    }
+
     @Test func aRightForecastCopiesEverythingBetweenTheReplacements() throws {
         let scratch = try ScratchDirectory("repack-forecast")
         let input = try Self.archive(in: scratch)
